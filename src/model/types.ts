@@ -1,0 +1,230 @@
+// The objects of DESIGN.md (contract): RightsizingPolicy, RightsizingRecommendation, the reconciler
+// config, the workload as kerf sees it, and the decision that `plan --output json` prints.
+
+export type Strategy = 'in-place' | 'rollout' | 'deferred';
+export const STRATEGIES: readonly Strategy[] = ['in-place', 'rollout', 'deferred'];
+
+export type Mode = 'auto-patch' | 'recommend';
+export const MODES: readonly Mode[] = ['auto-patch', 'recommend'];
+
+export type Action = 'pull-request' | 'in-place' | 'wait' | 'blocked' | 'none';
+
+export type Phase =
+  | 'Proposed'
+  | 'Deferred'
+  | 'InPlace'
+  | 'Blocked'
+  | 'UpToDate'
+  | 'Recommended'
+  | 'Unmanaged'
+  | 'Pending'
+  | 'Resizing'
+  | 'Applied'
+  | 'RolledBack';
+export const PHASES: readonly Phase[] = [
+  'Proposed',
+  'Deferred',
+  'InPlace',
+  'Blocked',
+  'UpToDate',
+  'Recommended',
+  'Unmanaged',
+  'Pending',
+  'Resizing',
+  'Applied',
+  'RolledBack',
+];
+
+/** Why a change is held back. */
+export type HoldReason =
+  | 'Paused'
+  | 'FreezeWindow'
+  | 'UnsupportedNode'
+  | 'SingleReplicaUnsafe'
+  | 'PodDisruptionBudget'
+  | 'OutsideMaintenanceWindow';
+/** Why the effective strategy differs from the configured one. */
+export type StrategyReason = 'Fallback' | 'HPACoordination' | 'JVMMemory';
+export type Reason = HoldReason | StrategyReason;
+/** Precedence of hold reasons: the first that holds wins. */
+export const HOLD_REASONS: readonly HoldReason[] = [
+  'Paused',
+  'FreezeWindow',
+  'UnsupportedNode',
+  'SingleReplicaUnsafe',
+  'PodDisruptionBudget',
+  'OutsideMaintenanceWindow',
+];
+export const REASONS: readonly Reason[] = [...HOLD_REASONS, 'Fallback', 'HPACoordination', 'JVMMemory'];
+
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet'];
+
+export interface ObjectRef {
+  namespace: string;
+  kind: string;
+  name: string;
+}
+
+/** A window as written in a policy or the config (W1). Both forms share one shape. */
+export interface WindowSpec {
+  schedule?: string;
+  duration?: string;
+  timeZone?: string;
+  start?: string;
+  end?: string;
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+}
+
+export interface RightsizingPolicy {
+  name: string;
+  namespace: string;
+  mode: Mode;
+  selector: LabelSelector;
+  apply: {
+    strategy: Strategy;
+    fallbackAfter: string;
+    maintenanceWindows: WindowSpec[];
+    freezeWindows: WindowSpec[];
+    onDelete: { maxPodDeletesPerRun: number; settle: string };
+  };
+  /** Where it was read from, for errors. */
+  source?: SourceLocation;
+}
+
+export type ResourceName = 'cpu' | 'memory';
+export type ResourceField = 'requests.cpu' | 'requests.memory' | 'limits.cpu' | 'limits.memory';
+export const RESOURCE_FIELDS: readonly ResourceField[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
+
+/** Recommended values of one container; `null` means remove (N4), absent means leave alone. */
+export interface ContainerRecommendation {
+  name: string;
+  requests: Partial<Record<ResourceName, string | null>>;
+  limits: Partial<Record<ResourceName, string | null>>;
+}
+
+export interface RecommendationStatus {
+  phase?: Phase;
+  strategy?: Strategy;
+  configuredStrategy?: Strategy;
+  nextWindow?: string | null;
+  reason?: Reason | null;
+  pullRequest?: { number: number; url: string };
+  conditions?: unknown[];
+}
+
+export interface RightsizingRecommendation {
+  name: string;
+  namespace: string;
+  targetRef: { apiVersion?: string; kind: string; name: string };
+  containers: ContainerRecommendation[];
+  status: RecommendationStatus;
+  source?: SourceLocation;
+}
+
+export type GroupBy = 'per-workload' | 'per-namespace' | 'single';
+
+export interface KerfConfig {
+  cluster?: string;
+  groupBy: GroupBy;
+  labels: string[];
+  reviewers: string[];
+  teamReviewers: string[];
+  branchPrefix: string;
+  author?: { name: string; email: string };
+  prHourlyLimit: number;
+  prConcurrentLimit: number;
+  paths: string[];
+  freeze: { now: boolean; windows: WindowSpec[] };
+  pause: boolean;
+  unsupportedNodeSelectors: LabelSelector[];
+}
+
+export interface SourceLocation {
+  file: string;
+  /** 1-based line of the object (or field) in the file, when known. */
+  line?: number;
+}
+
+export interface ResizePolicy {
+  resourceName: string;
+  restartPolicy: string;
+}
+
+export interface ContainerSpec {
+  name: string;
+  /** Native sidecar or plain init container. */
+  init: boolean;
+  image: string;
+  envNames: string[];
+  resizePolicy: ResizePolicy[];
+  requests: Record<string, string>;
+  limits: Record<string, string>;
+}
+
+export interface RollingUpdate {
+  maxSurge?: number | string;
+  maxUnavailable?: number | string;
+}
+
+/** A workload as found in the repo (Deployment, StatefulSet, DaemonSet). */
+export interface Workload {
+  ref: ObjectRef & { kind: WorkloadKind };
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** `spec.replicas` as written; undefined when absent. */
+  replicas?: number;
+  templateLabels: Record<string, string>;
+  /** Deployment `strategy.type` / StatefulSet and DaemonSet `updateStrategy.type`. */
+  updateStrategy: { type?: string; rollingUpdate?: RollingUpdate };
+  containers: ContainerSpec[];
+  source: SourceLocation & { document: number };
+}
+
+export interface PodDisruptionBudget {
+  ref: ObjectRef;
+  selector: LabelSelector;
+  minAvailable?: number | string;
+  maxUnavailable?: number | string;
+  /** Live `status.disruptionsAllowed`, when known from the cluster. */
+  disruptionsAllowed?: number;
+}
+
+export interface HorizontalPodAutoscaler {
+  ref: ObjectRef;
+  target: { kind: string; name: string };
+  minReplicas?: number;
+  /** Live `status.currentReplicas`, when known from the cluster. */
+  currentReplicas?: number;
+}
+
+export interface Change {
+  container: string;
+  field: ResourceField;
+  from: string | null;
+  to: string | null;
+  file: string;
+}
+
+export interface Decision {
+  target: ObjectRef;
+  configuredStrategy: Strategy | null;
+  strategy: Strategy | null;
+  action: Action;
+  phase: Phase;
+  reason: Reason | null;
+  nextWindow: string | null;
+  changes: Change[];
+}
+
+export interface PlanError {
+  file?: string;
+  line?: number;
+  object?: string;
+  field?: string;
+  message: string;
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { GitCommandError, runGit, type GitIdentity } from './run-git.js';
+
+/** Path → content; `null` removes the path. */
+export type FileChanges = Record<string, string | null>;
+
+const ZERO_OID = '0'.repeat(40);
+
+export interface CommitOptions {
+  branch: string;
+  files: FileChanges;
+  identity: GitIdentity;
+  message: string;
+}
+
+/** The commit a branch points at, or null when the branch does not exist. */
+export async function branchHead(bareDir: string, branch: string): Promise<string | null> {
+  try {
+    return await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: bareDir });
+  } catch (error) {
+    if (error instanceof GitCommandError && error.exitCode === 1) return null;
+    throw error;
+  }
+}
+
+/**
+ * Commits `files` on top of the branch (or as its first commit) straight into a
+ * bare repository, through a throw-away index, so no work tree is needed. The
+ * ref moves only if nobody moved it meanwhile (compare-and-swap).
+ */
+export async function commitToBranch(bareDir: string, options: CommitOptions): Promise<string> {
+  const parent = await branchHead(bareDir, options.branch);
+  const indexFile = path.join(bareDir, `standin-index-${randomUUID()}`);
+  const env = { GIT_INDEX_FILE: indexFile };
+  try {
+    if (parent) await runGit(['read-tree', parent], { cwd: bareDir, env });
+    const lines: string[] = [];
+    for (const [file, content] of Object.entries(options.files)) {
+      if (content === null) {
+        lines.push(`0 ${ZERO_OID}\t${file}`);
+      } else {
+        const blob = await runGit(['hash-object', '-w', '--stdin'], { cwd: bareDir, input: content });
+        lines.push(`100644 ${blob}\t${file}`);
+      }
+    }
+    if (lines.length > 0) {
+      await runGit(['update-index', '--index-info'], { cwd: bareDir, env, input: `${lines.join('\n')}\n` });
+    }
+    const tree = await runGit(['write-tree'], { cwd: bareDir, env });
+    const parents = parent ? ['-p', parent] : [];
+    const commit = await runGit(['commit-tree', tree, ...parents, '-m', options.message], {
+      cwd: bareDir,
+      identity: options.identity,
+    });
+    await runGit(['update-ref', `refs/heads/${options.branch}`, commit, parent ?? ZERO_OID], { cwd: bareDir });
+    return commit;
+  } finally {
+    await rm(indexFile, { force: true });
+  }
+}
+
+export class MergeConflictError extends Error {
+  readonly code = 'MERGE_CONFLICT';
+}
+
+/** A real two-parent merge commit of `head` into `base`, made without a work tree (`git merge-tree`). */
+export async function mergeBranch(
+  bareDir: string,
+  options: { base: string; head: string; message: string; identity: GitIdentity },
+): Promise<string> {
+  const [baseSha, headSha] = await Promise.all([branchHead(bareDir, options.base), branchHead(bareDir, options.head)]);
+  if (!baseSha || !headSha) throw new Error(`cannot merge ${options.head} into ${options.base}: a branch is missing`);
+  let tree: string;
+  try {
+    tree = (await runGit(['merge-tree', '--write-tree', baseSha, headSha], { cwd: bareDir })).split('\n')[0] ?? '';
+  } catch (error) {
+    if (error instanceof GitCommandError && error.exitCode === 1) {
+      throw new MergeConflictError(`${options.head} does not merge cleanly into ${options.base}: ${error.stdout.trim()}`);
+    }
+    throw error;
+  }
+  const commit = await runGit(['commit-tree', tree, '-p', baseSha, '-p', headSha, '-m', options.message], {
+    cwd: bareDir,
+    identity: options.identity,
+  });
+  await runGit(['update-ref', `refs/heads/${options.base}`, commit, baseSha], { cwd: bareDir });
+  return commit;
+}
+
+export async function deleteBranch(bareDir: string, branch: string): Promise<void> {
+  await runGit(['update-ref', '-d', `refs/heads/${branch}`], { cwd: bareDir });
+}

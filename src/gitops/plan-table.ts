@@ -1,0 +1,45 @@
+// The plan as a table for people: one row per decision, then the errors.
+import type { Change, Decision } from '../model/types.js';
+import type { Plan } from './plan.js';
+
+function shortField(change: Change): string {
+  const [group, resource] = change.field.split('.') as [string, string];
+  return group === 'requests' ? resource : `limit ${resource}`;
+}
+
+/** `cpu 500m→250m, limit memory 1Gi→none`; the container is named when there are several. */
+export function describeChanges(changes: readonly Change[]): string {
+  const containers = new Set(changes.map((change) => change.container));
+  return changes
+    .map((change) => {
+      const prefix = containers.size > 1 ? `${change.container}: ` : '';
+      return `${prefix}${shortField(change)} ${change.from ?? 'none'}→${change.to ?? 'none'}`;
+    })
+    .join(', ');
+}
+
+function strategyCell(decision: Decision): string {
+  if (!decision.strategy) return '-';
+  return decision.strategy === decision.configuredStrategy ? decision.strategy : `${decision.strategy} (was ${decision.configuredStrategy})`;
+}
+
+export function renderPlanTable(plan: Plan): string {
+  const header = ['TARGET', 'STRATEGY', 'ACTION', 'PHASE', 'REASON', 'NEXT WINDOW', 'CHANGE'];
+  const rows = plan.decisions.map((d) => [
+    `${d.target.namespace}/${d.target.kind}/${d.target.name}`,
+    strategyCell(d),
+    d.action,
+    d.phase,
+    d.reason ?? '-',
+    d.nextWindow ?? '-',
+    describeChanges(d.changes) || '-',
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const out = [`Plan at ${plan.now}`, '', line(header), ...rows.map(line)];
+  if (rows.length === 0) out.push('(no recommendations)');
+  if (plan.errors.length > 0) {
+    out.push('', `Errors (${plan.errors.length}):`, ...plan.errors.map((error) => `  - ${error.message}`));
+  }
+  return `${out.join('\n')}\n`;
+}

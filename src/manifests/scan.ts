@@ -1,0 +1,245 @@
+// Walks a repo once, parses every YAML file once, and indexes what the rules need.
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { LineCounter, parseAllDocuments } from 'yaml';
+import type {
+  ContainerSpec,
+  HorizontalPodAutoscaler,
+  PlanError,
+  PodDisruptionBudget,
+  RightsizingPolicy,
+  RightsizingRecommendation,
+  Workload,
+  WorkloadKind,
+} from '../model/types.js';
+import { WORKLOAD_KINDS } from '../model/types.js';
+import { API_GROUP, validatePolicy, validateRecommendation } from '../model/validate.js';
+
+export interface ScannedFile {
+  text: string;
+  /** toJS() of each YAML document, in order; null for a document that did not parse. */
+  documents: unknown[];
+  /** 1-based first line of each document. */
+  lines: number[];
+}
+
+export interface RepoIndex {
+  root: string;
+  files: Map<string, ScannedFile>;
+  workloads: Map<string, Workload>;
+  pdbs: PodDisruptionBudget[];
+  hpas: HorizontalPodAutoscaler[];
+  policies: RightsizingPolicy[];
+  recommendations: RightsizingRecommendation[];
+  errors: PlanError[];
+}
+
+/** How kustomize renders a file: the namespaces and name affixes its objects get, or none. */
+export interface Rendering {
+  namespace?: string;
+  namePrefix?: string;
+  nameSuffix?: string;
+}
+export interface RenderingView {
+  /** Undefined when no kustomization includes the file (it is applied as written). */
+  renderingsOf(file: string): readonly Rendering[] | undefined;
+  /** Patch files describe changes to other objects, not objects of their own. */
+  isPatch(file: string): boolean;
+}
+
+const SKIP_DIRS = new Set(['.git', 'node_modules']);
+const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
+/** Cheap screening: a file that names none of these kinds cannot matter to the plan. */
+const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component)\b/;
+
+export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
+  return `${ref.namespace}/${ref.kind}/${ref.name}`;
+}
+
+export function isKustomizationFile(path: string): boolean {
+  return KUSTOMIZATION_NAMES.has(path.split('/').pop() ?? '');
+}
+
+async function listYamlFiles(root: string, dir: string, out: string[]): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name)) await listYamlFiles(root, join(dir, entry.name), out);
+    } else if (entry.isFile() && (/\.ya?ml$/.test(entry.name) || entry.name === 'Kustomization')) {
+      out.push(relative(root, join(dir, entry.name)).split(sep).join('/'));
+    }
+  }
+}
+
+/** Reads and parses the repo's YAML files (each once); `paths` narrows the walk. */
+export async function readRepoFiles(
+  root: string,
+  paths: readonly string[] = [],
+): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
+  const names: string[] = [];
+  for (const start of paths.length > 0 ? paths : ['.']) await listYamlFiles(root, join(root, start), names);
+  names.sort();
+  const files = new Map<string, ScannedFile>();
+  const errors: PlanError[] = [];
+  for (const name of names) {
+    const text = await readFile(join(root, name), 'utf8');
+    if (!isKustomizationFile(name) && !INTERESTING.test(text)) continue;
+    files.set(name, parseFile(name, text, errors));
+  }
+  return { files, errors };
+}
+
+export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile {
+  const lineCounter = new LineCounter();
+  const documents: unknown[] = [];
+  const lines: number[] = [];
+  for (const doc of parseAllDocuments(text, { lineCounter, uniqueKeys: false })) {
+    const line = lineCounter.linePos(doc.range[0]).line;
+    lines.push(line);
+    const [error] = doc.errors;
+    if (error) {
+      const at = error.linePos?.[0];
+      errors.push({ file: name, line: at?.line ?? line, message: `${name}:${at?.line ?? line}: ${error.message.split('\n')[0]}` });
+      documents.push(null);
+      continue;
+    }
+    documents.push(doc.toJS({ maxAliasCount: -1 }));
+  }
+  return { text, documents, lines };
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const stringMap = (value: unknown): Record<string, string> =>
+  isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
+const quantityMap = (value: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(isObject(value) ? value : {}).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, String(v)]));
+
+function containerSpecs(list: unknown, init: boolean): ContainerSpec[] {
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter(isObject)
+    // Plain init containers run to completion before the pod starts; only native sidecars are resized.
+    .filter((c) => !init || c.restartPolicy === 'Always')
+    .map((c) => {
+      const resources = isObject(c.resources) ? c.resources : {};
+      return {
+        name: String(c.name ?? ''),
+        init,
+        image: typeof c.image === 'string' ? c.image : '',
+        envNames: Array.isArray(c.env) ? c.env.filter(isObject).map((e) => String(e.name)) : [],
+        resizePolicy: Array.isArray(c.resizePolicy)
+          ? c.resizePolicy.filter(isObject).map((p) => ({ resourceName: String(p.resourceName), restartPolicy: String(p.restartPolicy) }))
+          : [],
+        requests: quantityMap(resources.requests),
+        limits: quantityMap(resources.limits),
+      };
+    });
+}
+
+function intOrString(value: unknown): number | string | undefined {
+  return typeof value === 'number' || typeof value === 'string' ? value : undefined;
+}
+
+function toWorkload(doc: Json, kind: WorkloadKind, ref: { namespace: string; name: string }, file: string, document: number, line: number): Workload {
+  const meta = isObject(doc.metadata) ? doc.metadata : {};
+  const spec = isObject(doc.spec) ? doc.spec : {};
+  const template = isObject(spec.template) ? spec.template : {};
+  const templateMeta = isObject(template.metadata) ? template.metadata : {};
+  const podSpec = isObject(template.spec) ? template.spec : {};
+  const strategy = isObject(kind === 'Deployment' ? spec.strategy : spec.updateStrategy)
+    ? ((kind === 'Deployment' ? spec.strategy : spec.updateStrategy) as Json)
+    : {};
+  const rolling = isObject(strategy.rollingUpdate) ? strategy.rollingUpdate : undefined;
+  const maxSurge = intOrString(rolling?.maxSurge);
+  const maxUnavailable = intOrString(rolling?.maxUnavailable);
+  return {
+    ref: { namespace: ref.namespace, kind, name: ref.name },
+    labels: stringMap(meta.labels),
+    annotations: stringMap(meta.annotations),
+    ...(typeof spec.replicas === 'number' && { replicas: spec.replicas }),
+    templateLabels: stringMap(templateMeta.labels),
+    updateStrategy: {
+      ...(typeof strategy.type === 'string' && { type: strategy.type }),
+      ...(rolling && {
+        rollingUpdate: { ...(maxSurge !== undefined && { maxSurge }), ...(maxUnavailable !== undefined && { maxUnavailable }) },
+      }),
+    },
+    containers: [...containerSpecs(podSpec.containers, false), ...containerSpecs(podSpec.initContainers, true)],
+    source: { file, line, document },
+  };
+}
+
+function selectorOf(value: unknown): PodDisruptionBudget['selector'] {
+  if (!isObject(value)) return {};
+  return {
+    ...(isObject(value.matchLabels) && { matchLabels: stringMap(value.matchLabels) }),
+    ...(Array.isArray(value.matchExpressions) && { matchExpressions: value.matchExpressions as PodDisruptionBudget['selector']['matchExpressions'] }),
+  };
+}
+
+/** Builds the index from parsed files; `renderings` tells what kustomize does to each file. */
+export function indexRepo(root: string, files: Map<string, ScannedFile>, renderings: RenderingView, errors: PlanError[] = []): RepoIndex {
+  const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors };
+  for (const [file, scanned] of files) {
+    if (isKustomizationFile(file) || renderings.isPatch(file)) continue;
+    const views = renderings.renderingsOf(file) ?? [{}];
+    scanned.documents.forEach((doc, document) => {
+      if (!isObject(doc) || typeof doc.kind !== 'string') return;
+      const meta = isObject(doc.metadata) ? doc.metadata : {};
+      const line = scanned.lines[document] ?? 1;
+      for (const view of views) {
+        const namespace = view.namespace ?? (typeof meta.namespace === 'string' ? meta.namespace : 'default');
+        const name = `${view.namePrefix ?? ''}${String(meta.name ?? '')}${view.nameSuffix ?? ''}`;
+        addObject(index, doc, { namespace, name }, file, document, line);
+      }
+    });
+  }
+  return index;
+}
+
+function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string }, file: string, document: number, line: number): void {
+  const kind = doc.kind as string;
+  const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
+  const spec = isObject(doc.spec) ? doc.spec : {};
+  const withRef = { ...doc, metadata: { ...(isObject(doc.metadata) ? doc.metadata : {}), namespace: ref.namespace, name: ref.name } };
+  if ((WORKLOAD_KINDS as readonly string[]).includes(kind)) {
+    const workload = toWorkload(doc, kind as WorkloadKind, ref, file, document, line);
+    const key = workloadKey(workload.ref);
+    const existing = index.workloads.get(key);
+    if (existing) {
+      index.errors.push({
+        file,
+        line,
+        object: key,
+        message: `${key} is defined twice: in ${existing.source.file} and in ${file}; narrow the scan with \`paths\` in .kerf/config.yaml`,
+      });
+      return;
+    }
+    index.workloads.set(key, workload);
+  } else if (kind === 'PodDisruptionBudget') {
+    const minAvailable = intOrString(spec.minAvailable);
+    const maxUnavailable = intOrString(spec.maxUnavailable);
+    index.pdbs.push({
+      ref: { namespace: ref.namespace, kind, name: ref.name },
+      selector: selectorOf(spec.selector),
+      ...(minAvailable !== undefined && { minAvailable }),
+      ...(maxUnavailable !== undefined && { maxUnavailable }),
+    });
+  } else if (kind === 'HorizontalPodAutoscaler') {
+    const target = isObject(spec.scaleTargetRef) ? spec.scaleTargetRef : {};
+    index.hpas.push({
+      ref: { namespace: ref.namespace, kind, name: ref.name },
+      target: { kind: String(target.kind ?? ''), name: String(target.name ?? '') },
+      ...(typeof spec.minReplicas === 'number' && { minReplicas: spec.minReplicas }),
+    });
+  } else if (kind === 'RightsizingPolicy' && apiVersion.startsWith(`${API_GROUP}/`)) {
+    const { policy, errors } = validatePolicy(withRef, { file, line });
+    index.errors.push(...errors);
+    if (policy) index.policies.push(policy);
+  } else if (kind === 'RightsizingRecommendation' && apiVersion.startsWith(`${API_GROUP}/`)) {
+    const { recommendation, errors } = validateRecommendation(withRef, { file, line });
+    index.errors.push(...errors);
+    if (recommendation) index.recommendations.push(recommendation);
+  }
+}

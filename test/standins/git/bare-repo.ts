@@ -65,22 +65,25 @@ export class MergeConflictError extends Error {
   readonly code = 'MERGE_CONFLICT';
 }
 
-/** A real two-parent merge commit of `head` into `base`, made without a work tree (`git merge-tree`). */
+/** The tree of merging `headSha` into `baseSha` (`git merge-tree`, no work tree), or null on conflicts. */
+export async function mergedTree(bareDir: string, baseSha: string, headSha: string): Promise<string | null> {
+  try {
+    return (await runGit(['merge-tree', '--write-tree', baseSha, headSha], { cwd: bareDir })).split('\n')[0] ?? null;
+  } catch (error) {
+    if (error instanceof GitCommandError && error.exitCode === 1) return null;
+    throw error;
+  }
+}
+
+/** A real two-parent merge commit of `head` into `base`. */
 export async function mergeBranch(
   bareDir: string,
   options: { base: string; head: string; message: string; identity: GitIdentity },
 ): Promise<string> {
   const [baseSha, headSha] = await Promise.all([branchHead(bareDir, options.base), branchHead(bareDir, options.head)]);
   if (!baseSha || !headSha) throw new Error(`cannot merge ${options.head} into ${options.base}: a branch is missing`);
-  let tree: string;
-  try {
-    tree = (await runGit(['merge-tree', '--write-tree', baseSha, headSha], { cwd: bareDir })).split('\n')[0] ?? '';
-  } catch (error) {
-    if (error instanceof GitCommandError && error.exitCode === 1) {
-      throw new MergeConflictError(`${options.head} does not merge cleanly into ${options.base}: ${error.stdout.trim()}`);
-    }
-    throw error;
-  }
+  const tree = await mergedTree(bareDir, baseSha, headSha);
+  if (!tree) throw new MergeConflictError(`${options.head} does not merge cleanly into ${options.base}`);
   const commit = await runGit(['commit-tree', tree, '-p', baseSha, '-p', headSha, '-m', options.message], {
     cwd: bareDir,
     identity: options.identity,

@@ -1,0 +1,100 @@
+// The built CLI as a user runs it: a real process, real files, exit codes and output.
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../..');
+const cli = join(root, 'lib/cli.js');
+const example = join(root, 'examples/shop');
+const run = promisify(execFile);
+const temps: string[] = [];
+
+async function kerf(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run('node', [cli, ...args], { env: { ...process.env, KERF_PAUSE: '', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+describe('kerf-gitops plan', () => {
+  it('prints the JSON contract of DESIGN.md for the example', async () => {
+    const { code, stdout } = await kerf(['plan', '--repo', example, '--now', '2026-12-02T10:00:00Z', '--output', 'json']);
+    expect(code).toBe(0);
+    const plan = JSON.parse(stdout);
+    expect(plan.now).toBe('2026-12-02T10:00:00.000Z');
+    expect(plan.errors).toEqual([]);
+    const byName = Object.fromEntries(plan.decisions.map((d: { target: { name: string } }) => [d.target.name, d]));
+    expect(byName.reports).toEqual({
+      target: { namespace: 'shop', kind: 'Deployment', name: 'reports' },
+      configuredStrategy: 'deferred',
+      strategy: 'deferred',
+      action: 'pull-request',
+      phase: 'Deferred',
+      reason: 'OutsideMaintenanceWindow',
+      nextWindow: '2026-12-05T00:00:00.000Z',
+      changes: [
+        { container: 'worker', field: 'requests.cpu', from: '2', to: '1500m', file: 'apps/shop/reports.yaml' },
+        { container: 'worker', field: 'requests.memory', from: '4Gi', to: '3Gi', file: 'apps/shop/reports.yaml' },
+        { container: 'worker', field: 'limits.memory', from: '4Gi', to: '3Gi', file: 'apps/shop/reports.yaml' },
+      ],
+    });
+    expect(byName.ledger).toMatchObject({ action: 'blocked', reason: 'FreezeWindow' });
+    expect(byName.redis).toMatchObject({ action: 'blocked', reason: 'SingleReplicaUnsafe' });
+    expect(byName.frontend).toMatchObject({ strategy: 'rollout', reason: 'HPACoordination' });
+    expect(byName.orders).toMatchObject({ strategy: 'rollout', reason: 'JVMMemory' });
+    expect(byName.cart).toMatchObject({ action: 'in-place', phase: 'InPlace' });
+    expect(byName.catalog).toMatchObject({ action: 'none', phase: 'UpToDate' });
+    expect(byName.billing).toMatchObject({ action: 'none', phase: 'Recommended' });
+    expect(byName.grafana).toMatchObject({ action: 'none', phase: 'Unmanaged' });
+    const order = plan.decisions.map((d: { target: { namespace: string; kind: string; name: string } }) => `${d.target.namespace}/${d.target.kind}/${d.target.name}`);
+    expect(order).toEqual([...order].sort());
+  });
+
+  it('prints a table for people with the change in short', async () => {
+    const { code, stdout } = await kerf(['plan', '--repo', example, '--now', '2026-12-02T10:00:00Z']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/shop\/Deployment\/cart\s+in-place\s+in-place\s+InPlace\s+-\s+-\s+cpu 500m→250m, memory 512Mi→384Mi, limit memory 1Gi→768Mi/);
+  });
+
+  it('Z4: KERF_PAUSE=true pauses the fleet', async () => {
+    const { stdout } = await kerf(['plan', '--repo', example, '--now', '2026-12-02T10:00:00Z', '--output', 'json'], { KERF_PAUSE: 'true' });
+    const actionable = JSON.parse(stdout).decisions.filter((d: { phase: string }) => !['UpToDate', 'Recommended', 'Unmanaged'].includes(d.phase));
+    expect(actionable.length).toBeGreaterThan(0);
+    for (const decision of actionable) expect(decision).toMatchObject({ action: 'blocked', reason: 'Paused' });
+  });
+
+  it('--recommendations takes a glob and reports a missing target as an error entry', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kerf-recs-'));
+    temps.push(dir);
+    await cp(join(example, 'recommendations/shop.yaml'), join(dir, 'a.yaml'));
+    await writeFile(join(dir, 'b.yaml'), 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingRecommendation\nmetadata: {name: ghost, namespace: shop}\nspec: {targetRef: {kind: Deployment, name: ghost}, containers: [{name: a, requests: {cpu: 1}}]}\n');
+    const { code, stdout } = await kerf(['plan', '--repo', example, '--recommendations', join(dir, '*.yaml'), '--output', 'json']);
+    expect(code).toBe(0);
+    const plan = JSON.parse(stdout);
+    expect(plan.decisions).toHaveLength(8);
+    expect(plan.errors).toEqual([expect.objectContaining({ field: 'spec.targetRef', message: expect.stringMatching(/target shop\/Deployment\/ghost is not in the repo/) })]);
+  });
+
+  it.each([
+    [['plan', '--repo', '/nonexistent/repo'], /^kerf-gitops: no such repo: \/nonexistent\/repo\n$/],
+    [['plan', '--repo', example, '--recommendations', '/nonexistent/recs.yaml'], /^kerf-gitops: cannot read recommendations \/nonexistent\/recs\.yaml/],
+    [['plan', '--repo', example, '--now', 'tomorrow'], /^kerf-gitops: --now "tomorrow" is not an RFC 3339 time/],
+    [['plan', '--output', 'xml'], /^kerf-gitops: --output must be table or json/],
+    [['plan', '--bogus'], /^kerf-gitops: Unknown option '--bogus'/],
+    [['frobnicate'], /^kerf-gitops: unknown command "frobnicate"/],
+  ])('%j exits 2 with one line on stderr', async (args, message) => {
+    const { code, stdout, stderr } = await kerf(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -659,7 +659,14 @@ describe('the pod webhook', () => {
       )
       .map((w) => w.name);
 
-  it.each([
+  interface Reach {
+    pod: string;
+    namespace: string;
+    podLabels: Record<string, string>;
+    namespaceLabels?: Record<string, string>;
+    count: number;
+  }
+  it.each<Reach>([
     { pod: 'a Deployment pod', namespace: 'shop', podLabels: { app: 'cart', 'pod-template-hash': '5d8f7c' }, count: 1 },
     { pod: 'a StatefulSet pod', namespace: 'shop', podLabels: { app: 'db', 'controller-revision-hash': 'db-7c9' }, count: 1 },
     { pod: 'a DaemonSet pod', namespace: 'monitoring', podLabels: { 'controller-revision-hash': '6b4', 'pod-template-generation': '3' }, count: 1 },

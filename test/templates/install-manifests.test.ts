@@ -13,6 +13,7 @@ import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisrup
 import type { IClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import type { IClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
@@ -499,7 +500,7 @@ describe('RBAC', () => {
     const clusterBinding = find<IClusterRoleBinding>('ClusterRoleBinding', 'kerf-gitops-helper');
     expect(clusterBinding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kerf-gitops-helper' });
     expect(clusterBinding.subjects).toEqual([subject]);
-    const binding = find<IClusterRoleBinding>('RoleBinding', 'kerf-gitops-helper');
+    const binding = find<IRoleBinding>('RoleBinding', 'kerf-gitops-helper');
     expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kerf-gitops-helper' });
     expect(binding.subjects).toEqual([subject]);
     expect(find<IDeployment>('Deployment', 'kerf-gitops-helper').spec?.template.spec?.serviceAccountName).toBe(subject.name);

@@ -13,6 +13,8 @@ export interface CommitOptions {
   files: FileChanges;
   identity: GitIdentity;
   message: string;
+  /** Where a branch that does not exist yet starts (a revision, e.g. `HEAD`); without it, a root commit. */
+  from?: string;
 }
 
 /** The commit a branch points at, or null when the branch does not exist. */
@@ -31,7 +33,10 @@ export async function branchHead(bareDir: string, branch: string): Promise<strin
  * ref moves only if nobody moved it meanwhile (compare-and-swap).
  */
 export async function commitToBranch(bareDir: string, options: CommitOptions): Promise<string> {
-  const parent = await branchHead(bareDir, options.branch);
+  const current = await branchHead(bareDir, options.branch);
+  const parent =
+    current ??
+    (options.from ? await runGit(['rev-parse', '--verify', `${options.from}^{commit}`], { cwd: bareDir }) : null);
   const indexFile = path.join(bareDir, `standin-index-${randomUUID()}`);
   const env = { GIT_INDEX_FILE: indexFile };
   try {
@@ -54,7 +59,7 @@ export async function commitToBranch(bareDir: string, options: CommitOptions): P
       cwd: bareDir,
       identity: options.identity,
     });
-    await runGit(['update-ref', `refs/heads/${options.branch}`, commit, parent ?? ZERO_OID], { cwd: bareDir });
+    await runGit(['update-ref', `refs/heads/${options.branch}`, commit, current ?? ZERO_OID], { cwd: bareDir });
     return commit;
   } finally {
     await rm(indexFile, { force: true });

@@ -39,7 +39,7 @@ export interface GitServer {
   /** Creates `<owner>/<repo>.git` with one commit holding `files` on the default branch; resolves with its sha. */
   createBareRepo(owner: string, repo: string, options?: CreateBareRepoOptions): Promise<string>;
   bareDir(owner: string, repo: string): string;
-  /** Someone else commits `files` on `branch` (created if missing); resolves with the new head. */
+  /** Someone else commits `files` on `branch` (created from the default branch if missing); resolves with the new head. */
   pushAs(owner: string, repo: string, author: GitIdentity, branch: string, files: FileChanges): Promise<string>;
   /** Head commit of a branch, or null when it does not exist. */
   headOf(owner: string, repo: string, branch: string): Promise<string | null>;
@@ -96,6 +96,7 @@ export async function startGitServer(options: { token: string }): Promise<GitSer
         files,
         identity: author,
         message: `Change by ${author.name}`,
+        from: 'HEAD',
       });
     },
     headOf(owner, repo, branch) {

@@ -43,7 +43,7 @@ export interface GitHubStandIn {
   readonly requests: LoggedRequest[];
   /** Requests that are not GET/HEAD. */
   writeRequests(): LoggedRequest[];
-  /** Schema violations seen so far (request bodies and responses); `close()` fails while any remain. */
+  /** Schema violations (request bodies, responses) and stand-in failures seen so far; `close()` fails while any remain. */
   readonly violations: string[];
   /** Returns and forgets the violations, for tests that provoke one on purpose. */
   takeViolations(): string[];
@@ -136,10 +136,13 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
       body = raw === '' ? undefined : JSON.parse(raw);
       reply = await answer(method, target, body, req.headers.authorization);
     } catch (error) {
-      reply =
-        error instanceof SyntaxError
-          ? errorReply(new GitHubError(400, 'Problems parsing JSON'))
-          : { status: 500, body: { message: `GitHub stand-in failed: ${String(error)}` } };
+      if (error instanceof SyntaxError) {
+        reply = errorReply(new GitHubError(400, 'Problems parsing JSON'));
+      } else {
+        // A defect of the stand-in, not a GitHub behaviour: fail loudly, and with 400 so octokit does not retry it.
+        violations.push(`${method} ${target.pathname} stand-in failure: ${String(error)}`);
+        reply = { status: 400, body: { message: `GitHub stand-in failed: ${String(error)}` } };
+      }
     }
     requests.push({ method, path: target.pathname + target.search, body, status: reply.status });
     const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
@@ -196,9 +199,10 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
 
   function checkResponse(operation: ServedOperation, reply: Reply): string[] {
     const documented = operation.responses.get(reply.status);
-    if (documented === undefined && reply.status < 400) return [`status ${reply.status} is not documented`];
+    if (reply.status >= 400) return validateSchema(documented ?? api.basicError, reply.body, api.resolveRef);
+    if (documented === undefined) return [`status ${reply.status} is not documented`];
     if (documented === null) return reply.body === undefined ? [] : ['body where GitHub sends none'];
-    return validateSchema(documented ?? api.basicError, reply.body, api.resolveRef);
+    return validateSchema(documented, reply.body, api.resolveRef);
   }
 
   function injectedFault(): Reply | null {
@@ -279,7 +283,7 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (violations.length > 0) {
-        throw new Error(`GitHub stand-in saw OpenAPI schema violations:\n${violations.join('\n')}`);
+        throw new Error(`GitHub stand-in saw schema violations or failures:\n${violations.join('\n')}`);
       }
     },
   };

@@ -34,7 +34,7 @@ export interface ServedOperation {
   /** Undefined when the operation takes no body. */
   requestSchema: JsonSchema | undefined;
   requestRequired: boolean;
-  /** Status → body schema; null for a documented status without a body (204). */
+  /** Status → body schema; null where GitHub describes no body (a 204, or an error it sends as basic-error). */
   responses: Map<number, JsonSchema | null>;
 }
 

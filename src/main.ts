@@ -1,8 +1,8 @@
 // The `kerf-gitops` command. Only this edge reads the clock, the environment and argv.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { InputError, expandRecommendationPaths, loadConfig, loadRecommendationFiles, scanRepo } from './gitops/inputs.js';
-import { makePlan, type Plan } from './gitops/plan.js';
+import { InputError } from './gitops/inputs.js';
+import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
@@ -22,13 +22,8 @@ export class UsageError extends Error {
   readonly code = 'Usage';
 }
 
-export interface PlanOptions {
-  repo: string;
-  recommendations: string[];
-  config?: string;
-  now: Date;
+export interface CommandOptions extends PlanOptions {
   output: 'table' | 'json';
-  fleetPaused: boolean;
 }
 
 function parseNow(value: string | undefined): Date {
@@ -40,7 +35,7 @@ function parseNow(value: string | undefined): Date {
   return date;
 }
 
-export function parsePlanOptions(args: string[], env: NodeJS.ProcessEnv): PlanOptions {
+export function parsePlanOptions(args: string[], env: NodeJS.ProcessEnv): CommandOptions {
   const { values } = parseArgs({
     args,
     options: {
@@ -66,27 +61,13 @@ export function parsePlanOptions(args: string[], env: NodeJS.ProcessEnv): PlanOp
   };
 }
 
-export async function runPlan(options: PlanOptions): Promise<Plan> {
-  const { config, file: configFile, errors: configErrors } = await loadConfig(options.repo, options.config);
-  const index = await scanRepo(options.repo, config);
-  let recommendations = index.recommendations;
-  if (options.recommendations.length > 0) {
-    const paths = await expandRecommendationPaths(options.recommendations, process.cwd());
-    const loaded = await loadRecommendationFiles(paths, options.repo);
-    recommendations = loaded.recommendations;
-    index.errors.push(...loaded.errors);
-  }
-  index.errors.unshift(...configErrors);
-  return makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now }, configFile);
-}
-
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case 'plan': {
         const options = parsePlanOptions(rest, env);
-        const plan = await runPlan(options);
+        const { plan } = await runPlan(options);
         process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
         return 0;
       }

@@ -166,7 +166,7 @@ function toWorkload(doc: Json, kind: WorkloadKind, ref: { namespace: string; nam
       }),
     },
     containers: [...containerSpecs(podSpec.containers, false), ...containerSpecs(podSpec.initContainers, true)],
-    source: { file, line, document },
+    source: { file, line, document, name: String(meta.name ?? ref.name) },
   };
 }
 

@@ -182,7 +182,8 @@ export interface Workload {
   /** Deployment `strategy.type` / StatefulSet and DaemonSet `updateStrategy.type`. */
   updateStrategy: { type?: string; rollingUpdate?: RollingUpdate };
   containers: ContainerSpec[];
-  source: SourceLocation & { document: number };
+  /** Where it is written: file, line, document index and the name as written (before kustomize affixes). */
+  source: SourceLocation & { document: number; name: string };
 }
 
 export interface PodDisruptionBudget {

@@ -34,7 +34,7 @@ export function aWorkload(overrides: Partial<Omit<Workload, 'ref'>> & { kind?: W
     templateLabels: { app: name },
     updateStrategy: {},
     containers: [aContainer()],
-    source: { file: `apps/${name}.yaml`, line: 1, document: 0 },
+    source: { file: `apps/${name}.yaml`, line: 1, document: 0, name },
     ...rest,
   };
 }

@@ -1,0 +1,270 @@
+// The byte-exact editor of container CPU/memory `resources` (S3, R1, G1: the PR changes those
+// fields and nothing else). A pure function, string in and string out, that splices the source at
+// the parsed nodes' ranges and never re-serializes a document; every result is re-parsed and
+// compared with the original before it is returned.
+import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, parseDocument } from 'yaml';
+import type { Document, Node, Pair, YAMLMap } from 'yaml';
+import type { ResourceField } from '../model/types.js';
+import { parseQuantity, QuantityError } from '../rules/quantity.js';
+import { EditError } from './edit-error.js';
+import type { EditErrorSubject } from './edit-error.js';
+import { applyChangesJs, cloneTree, findContainerJs, readField, splitField } from './edit-js.js';
+import { expandAlias, fillEmpty, insertIntoMap, removePair, replaceValue } from './edit-map-ops.js';
+import type { NewEntry, OpContext } from './edit-map-ops.js';
+import { applySplices, detectEol, renderScalar } from './edit-text.js';
+import type { QuoteStyle, Splice } from './edit-text.js';
+import { documentsJs, findEditProblem } from './edit-verify.js';
+import { aliasTargets, detectIndentStep, findPair, hasNestedAnchors, isEmptyValue, PARSE_OPTIONS, quoteStyleOf } from './edit-yaml.js';
+
+export { EditError } from './edit-error.js';
+export type { EditErrorCode } from './edit-error.js';
+
+/** One field of one container; `to: null` removes the request or limit (N4). */
+export interface ResourceEdit {
+  container: string;
+  field: ResourceField;
+  to: string | null;
+}
+
+/** The object to edit: its 0-based index among the file's YAML documents (as `parseAllDocuments` counts them), kind and name. */
+export interface DocumentTarget {
+  document: number;
+  kind: string;
+  name: string;
+}
+
+// An alias of `resources` and one of `requests`/`limits` may each need copying before the edit.
+const MAX_ROUNDS = 3;
+const GROUPS = ['requests', 'limits'] as const;
+
+/**
+ * Sets or removes `resources.requests/limits` `cpu`/`memory` of named containers (and init
+ * containers) of one document of `text`, keeping every other byte. Missing mappings are added in
+ * the file's style; a mapping emptied by a removal goes too. Throws `EditError` rather than
+ * return text that does not re-parse to exactly the requested change.
+ */
+export function editResources(text: string, target: DocumentTarget, edits: ResourceEdit[], file: string): string {
+  const object = `${target.kind}/${target.name}`;
+  const docs = parseAllDocuments(text, PARSE_OPTIONS);
+  const broken = docs.find((doc) => doc.errors.length > 0);
+  if (broken) {
+    const error = broken.errors[0];
+    const line = error?.linePos?.[0]?.line;
+    throw new EditError('InvalidYaml', { file, object }, `does not parse${line ? ` at line ${line}` : ''}: ${error?.message.split('\n')[0]}`);
+  }
+  const doc = docs[target.document];
+  if (!doc) throw new EditError('DocumentMismatch', { file, object }, `has no document ${target.document} (it has ${docs.length})`);
+  const kind: unknown = doc.get('kind');
+  const name: unknown = doc.getIn(['metadata', 'name']);
+  if (kind !== target.kind || name !== target.name) {
+    throw new EditError('DocumentMismatch', { file, object }, `document ${target.document} is ${String(kind)}/${String(name)}`);
+  }
+  const before = documentsJs(docs);
+  refuseRequestAboveLimit(before[target.document], edits, { file, object });
+
+  const [start, , end] = doc.range;
+  const eol = detectEol(text);
+  // New values copy the quoting the file had, not quoting an earlier edit of this call chose.
+  const styles = new Map<string, QuoteStyle>();
+  for (const edit of edits) {
+    const subject = { file, object, container: edit.container };
+    if (!styles.has(edit.container)) styles.set(edit.container, newValueStyle(locateContainer(doc, edit.container, subject).container));
+  }
+  let slice = text.slice(start, end);
+  for (const edit of edits) {
+    const style = styles.get(edit.container) ?? 'PLAIN';
+    slice = applyEdit(slice, edit, { subject: { file, object, container: edit.container, field: edit.field }, eol, style });
+  }
+  const edited = text.slice(0, start) + slice + text.slice(end);
+
+  const problem = findEditProblem(before, edited, target.document, edits);
+  if (problem) throw new EditError('VerifyFailed', { file, object }, problem);
+  return edited;
+}
+
+function refuseRequestAboveLimit(document: unknown, edits: readonly ResourceEdit[], subject: EditErrorSubject): void {
+  for (const containerName of new Set(edits.map((edit) => edit.container))) {
+    const found = findContainerJs(document, containerName);
+    if (!found) throw new EditError('ContainerNotFound', { ...subject, container: containerName }, 'has no such container or init container in spec.template.spec');
+    const container = cloneTree(found);
+    const own = edits.filter((edit) => edit.container === containerName);
+    applyChangesJs(container, own);
+    for (const resource of new Set(own.map((edit) => splitField(edit.field)[1]))) {
+      const request = readField(container, `requests.${resource}`);
+      const limit = readField(container, `limits.${resource}`);
+      if (request === undefined || limit === undefined) continue;
+      const field = `requests.${resource}`;
+      const [requested, limited] = [request, limit].map((value) => quantity(value, { ...subject, container: containerName, field }));
+      if (requested && limited && requested.compare(limited) > 0) {
+        throw new EditError('RequestAboveLimit', { ...subject, container: containerName, field }, `request ${request} would be above limit ${limit}`);
+      }
+    }
+  }
+}
+
+function quantity(value: string, subject: EditErrorSubject): ReturnType<typeof parseQuantity> {
+  try {
+    return parseQuantity(value);
+  } catch (error) {
+    if (error instanceof QuantityError) throw new EditError('InvalidQuantity', subject, error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** Applies one edit to the document's text, re-parsing after each alias copy. */
+interface EditSettings {
+  subject: EditErrorSubject;
+  eol: string;
+  /** Quoting for values the file has no quoting of its own for. */
+  style: QuoteStyle;
+}
+
+function applyEdit(slice: string, edit: ResourceEdit, settings: EditSettings): string {
+  let current = slice;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const doc = parseDocument(current, PARSE_OPTIONS);
+    const error = doc.errors[0];
+    if (error) throw new EditError('VerifyFailed', settings.subject, `an intermediate edit does not parse: ${error.message.split('\n')[0]}`);
+    const step = planEdit(doc, current, edit, settings);
+    current = applySplices(current, step.splices);
+    if (!step.again) return current;
+  }
+  throw new EditError('UnsupportedNode', settings.subject, 'aliases nest deeper than resources and requests/limits');
+}
+
+interface PlannedStep {
+  splices: Splice[];
+  /** The text changed shape (an alias was copied): parse again and plan the edit anew. */
+  again: boolean;
+}
+
+function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, eol, style }: EditSettings): PlannedStep {
+  const targets = aliasTargets(doc);
+  const fail = (code: 'SharedAnchor' | 'UnsupportedNode', problem: string): EditError => new EditError(code, subject, problem);
+  const guard = (node: unknown, what: string): void => {
+    if (targets.has(node)) throw fail('SharedAnchor', `${what} is anchor &${(node as Node & { anchor?: string }).anchor} used by an alias; editing it would change every user`);
+  };
+  const { container, path } = locateContainer(doc, edit.container, subject);
+  path.forEach((node) => guard(node, 'the container or an object above it'));
+  const [group, resource] = splitField(edit.field);
+  const ctx: OpContext = {
+    text,
+    eol,
+    step: 0,
+    keyStyle: 'PLAIN',
+    unsupported: (problem) => {
+      throw fail('UnsupportedNode', problem);
+    },
+  };
+
+  // Walk container → resources → requests/limits, remembering each pair and the mapping holding it.
+  const chain: { pair: Pair; map: YAMLMap }[] = [];
+  let map = container;
+  let missing: { at: YAMLMap; key: string; pair?: Pair } | undefined;
+  for (const key of ['resources', group]) {
+    refuseSpecialKeys(map, key === 'resources' ? 'the container' : 'resources', fail);
+    const pair = findPair(map, key);
+    const value = pair?.value;
+    if (!pair || isEmptyValue(value)) {
+      if (pair) guard(value, key);
+      missing = pair ? { at: map, key, pair } : { at: map, key };
+      break;
+    }
+    if (isAlias(value)) {
+      const anchored = value.resolve(doc);
+      if (!isMap(anchored)) throw fail('UnsupportedNode', `${key} is an alias of something other than a mapping`);
+      if (hasNestedAnchors(anchored)) throw fail('SharedAnchor', `${key} is alias *${value.source} whose mapping holds anchors or aliases of its own; copying it would re-bind them`);
+      ctx.step = detectIndentStep(text, [container, doc.contents as Node]);
+      return { splices: expandAlias(ctx, pair, map, anchored), again: true };
+    }
+    if (!isMap(value)) throw fail('UnsupportedNode', `${key} is not a mapping`);
+    guard(value, key);
+    chain.unshift({ pair, map });
+    map = value;
+  }
+  const resourcesMap = findPair(container, 'resources')?.value;
+  ctx.step = detectIndentStep(text, [isMap(resourcesMap) ? resourcesMap : undefined, container, doc.contents as Node]);
+  ctx.keyStyle = quoteStyleOf(container.items[0]?.key) ?? 'PLAIN';
+  const leaf = missing ? undefined : findPair(map, resource);
+  if (leaf) guard(leaf.value, edit.field);
+
+  if (edit.to === null) {
+    if (!leaf) return { splices: [], again: false };
+    refuseOddValue(doc, leaf, fail);
+    // Remove the highest mapping the removal leaves empty: limits, then resources.
+    let top = { pair: leaf, map };
+    for (const parent of chain) {
+      if (top.map.items.length !== 1) break;
+      top = parent;
+    }
+    return { splices: removePair(ctx, top.pair, top.map), again: false };
+  }
+
+  if (leaf) {
+    refuseOddValue(doc, leaf, fail);
+    return { splices: [replaceValue(ctx, leaf, renderScalar(edit.to, quoteStyleOf(leaf.value) ?? style))], again: false };
+  }
+  const leafEntry: NewEntry = { key: resource, value: renderScalar(edit.to, style) };
+  if (!missing) return { splices: insertIntoMap(ctx, map, leafEntry), again: false };
+  const entry: NewEntry = missing.key === 'resources' ? { key: 'resources', value: { key: group, value: leafEntry } } : { key: group, value: leafEntry };
+  if (missing.pair) return { splices: fillEmpty(ctx, missing.pair, missing.at, entry.value as NewEntry), again: false };
+  return { splices: insertIntoMap(ctx, missing.at, entry), again: false };
+}
+
+/** The container mapping and every node from the document root down to it (for anchor checks). */
+function locateContainer(doc: Document, name: string, subject: EditErrorSubject): { container: YAMLMap; path: unknown[] } {
+  const notFound = (): never => {
+    throw new EditError('ContainerNotFound', subject, 'has no such container or init container in spec.template.spec');
+  };
+  const path: unknown[] = [doc.contents];
+  let node: unknown = doc.contents;
+  for (const key of ['spec', 'template', 'spec']) {
+    if (!isMap(node)) return notFound();
+    node = findPair(node, key)?.value;
+    if (isAlias(node)) throw new EditError('SharedAnchor', subject, `${key} is alias *${node.source}; editing through it would change the anchor's other users`);
+    path.push(node);
+  }
+  if (!isMap(node)) return notFound();
+  for (const list of ['containers', 'initContainers']) {
+    const items = findPair(node, list)?.value;
+    if (!isSeq(items)) continue;
+    for (const item of items.items) {
+      if (isAlias(item)) {
+        const resolved = item.resolve(doc);
+        if (isMap(resolved) && resolved.get('name') === name) {
+          throw new EditError('SharedAnchor', subject, `the container is alias *${item.source}; editing it would change the anchor's other users`);
+        }
+      } else if (isMap(item) && item.get('name') === name) {
+        return { container: item, path: [...path, items, item] };
+      }
+    }
+  }
+  return notFound();
+}
+
+function refuseSpecialKeys(map: YAMLMap, where: string, fail: (code: 'UnsupportedNode', problem: string) => EditError): void {
+  for (const key of ['<<', '$patch']) {
+    if (findPair(map, key)) throw fail('UnsupportedNode', `${where} has a ${key} key, whose effect on the edit cannot be known from this file`);
+  }
+}
+
+/** Only plain or quoted scalars (or an alias of one, which the new value replaces) are edited. */
+function refuseOddValue(doc: Document, leaf: Pair, fail: (code: 'UnsupportedNode', problem: string) => EditError): void {
+  const value = leaf.value;
+  const scalar = isAlias(value) ? value.resolve(doc) : value;
+  if (!isScalar(scalar)) throw fail('UnsupportedNode', 'the value is not a scalar');
+  if (!isAlias(value) && quoteStyleOf(value) === undefined) throw fail('UnsupportedNode', 'the value is a block scalar');
+}
+
+/** Quoting for a value that has no quoting of its own: that of the container's other quantities, else of its name. */
+function newValueStyle(container: YAMLMap): QuoteStyle {
+  const resources = findPair(container, 'resources')?.value;
+  for (const group of GROUPS) {
+    const values = isMap(resources) ? findPair(resources, group)?.value : undefined;
+    for (const resource of ['cpu', 'memory']) {
+      const style = isMap(values) ? quoteStyleOf(findPair(values, resource)?.value) : undefined;
+      if (style) return style;
+    }
+  }
+  return quoteStyleOf(findPair(container, 'name')?.value) ?? 'PLAIN';
+}

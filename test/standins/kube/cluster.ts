@@ -22,7 +22,7 @@ import type { KubeObject } from './object-store.js';
 import { ObjectStore } from './object-store.js';
 import { applyDefaults, prune, validateSchema } from './openapi-schema.js';
 import type { Schema } from './openapi-schema.js';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, isObject, PatchError } from './patch.js';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, canonicalJson, isObject, PatchError } from './patch.js';
 import type { Json } from './patch.js';
 import { defaultPod, qosClass, validatePodResize, validatePodResources, validatePodUpdate } from './pods.js';
 import type { Pod } from './pods.js';
@@ -71,7 +71,7 @@ function randomSuffix(): string {
 /** Everything but metadata and status: what a generation counts. */
 function specOf(object: KubeObject): string {
   const { metadata: _metadata, status: _status, ...rest } = object;
-  return JSON.stringify(rest);
+  return canonicalJson(rest);
 }
 
 function validateName(type: ResourceType, name: string): StatusCause[] {

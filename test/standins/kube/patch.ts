@@ -120,7 +120,7 @@ export function applyJsonPatch(document: Json, operations: unknown): Json {
         result = addAt(result, operation.path, clone(getAt(result, operation.from ?? '')), false);
         break;
       case 'test':
-        if (JSON.stringify(getAt(result, operation.path)) !== JSON.stringify(operation.value)) {
+        if (canonicalJson(getAt(result, operation.path)) !== canonicalJson(operation.value)) {
           throw new PatchError(`testing value ${operation.path} failed`);
         }
         break;
@@ -224,4 +224,11 @@ export function applyStrategicMergePatch(target: Json, patch: Json): Json {
     }
   }
   return result;
+}
+
+/** JSON with object keys sorted: equal for equal values whatever order a client serialised keys in. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
 }

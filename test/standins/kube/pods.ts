@@ -1,6 +1,7 @@
 // Pod rules of the apiserver that kerf depends on: defaulting, QoS class, the narrow set of
 // mutable pod fields, and what the `resize` subresource accepts.
 import type { StatusCause } from './api-error.js';
+import { canonicalJson } from './patch.js';
 import type { KubeObject } from './object-store.js';
 import { resourceUnits } from './quantity.js';
 
@@ -153,7 +154,7 @@ export function validatePodUpdate(previous: Pod, next: Pod): StatusCause[] {
   // The scheduler's binding sets nodeName once.
   if (!before.nodeName) delete after.nodeName;
   else if (!after.nodeName) after.nodeName = before.nodeName;
-  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  if (canonicalJson(before) === canonicalJson(after)) return [];
   return [{
     reason: 'FieldValueForbidden',
     field: 'spec',
@@ -175,7 +176,7 @@ function withoutResources(spec: Pod['spec']): Pod['spec'] {
  * sidecars change, no request or limit is removed, and the QoS class stays the same.
  */
 export function validatePodResize(previous: Pod, next: Pod): StatusCause[] {
-  if (JSON.stringify(withoutResources(previous.spec)) !== JSON.stringify(withoutResources(next.spec))) {
+  if (canonicalJson(withoutResources(previous.spec)) !== canonicalJson(withoutResources(next.spec))) {
     return [{ reason: 'FieldValueForbidden', field: 'spec', message: 'Forbidden: only cpu and memory resources are mutable' }];
   }
   const causes: StatusCause[] = [];

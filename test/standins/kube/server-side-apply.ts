@@ -4,7 +4,7 @@
 // a different value is a 409 conflict unless forced. Update (non-apply) managers are not tracked.
 import { ApiError } from './api-error.js';
 import type { KubeObject } from './object-store.js';
-import { applyStrategicMergePatch, isObject, MERGE_KEYS } from './patch.js';
+import { applyStrategicMergePatch, canonicalJson, isObject, MERGE_KEYS } from './patch.js';
 import type { Json, JsonObject } from './patch.js';
 import type { ResourceType } from './resources.js';
 
@@ -120,7 +120,7 @@ export function applyServerSide(existing: KubeObject | undefined, config: KubeOb
     for (const other of others.filter((entry) => entry.operation === 'Apply')) {
       for (const path of fromFieldsV1(other.fieldsV1)) {
         if (!appliedKeys.has(key(path)) || path[path.length - 1] === '.') continue;
-        if (JSON.stringify(valueAt(existing as unknown as Json, path)) !== JSON.stringify(valueAt(config as unknown as Json, path))) {
+        if (canonicalJson(valueAt(existing as unknown as Json, path)) !== canonicalJson(valueAt(config as unknown as Json, path))) {
           conflicts.push(`conflict with "${other.manager}" using ${other.apiVersion}: .${path.map((token) => token.replace(/^f:/, '')).join('.')}`);
         }
       }

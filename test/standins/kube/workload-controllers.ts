@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Cluster } from './cluster.js';
 import { budgetStatus } from './eviction.js';
 import type { KubeObject } from './object-store.js';
+import { canonicalJson } from './patch.js';
 import { isPodReady } from './pods.js';
 import type { Pod } from './pods.js';
 import { resourceKey } from './resources.js';
@@ -25,7 +26,7 @@ interface WorkloadSpec {
 }
 
 function templateHash(template: PodTemplate): string {
-  return createHash('sha256').update(JSON.stringify(template)).digest('hex').slice(0, 10);
+  return createHash('sha256').update(canonicalJson(template)).digest('hex').slice(0, 10);
 }
 
 function ownerReference(owner: KubeObject): NonNullable<KubeObject['metadata']['ownerReferences']>[number] {
@@ -74,7 +75,7 @@ export class WorkloadControllers {
   /** Writes status only when it changed, as controllers do, to keep watch streams quiet. */
   private writeStatus(key: string, object: KubeObject, status: Record<string, unknown>): void {
     const current = this.cluster.store.get(key, object.metadata.namespace, object.metadata.name!);
-    if (!current || JSON.stringify(current.status) === JSON.stringify(status)) return;
+    if (!current || canonicalJson(current.status) === canonicalJson(status)) return;
     this.cluster.store.write(key, { ...current, status });
   }
 

@@ -99,7 +99,7 @@ spec: {scaleTargetRef: {kind: Deployment, name: cart}, minReplicas: 2, maxReplic
     expect(index.workloads.get('default/Deployment/twin')?.source.file).toBe('eu/a.yaml');
   });
 
-  it.skipIf(!hasCorpus)('indexes the real-world corpus (skipped: ../shared/corpus is absent): every Deployment, StatefulSet and DaemonSet of plain manifests', async () => {
+  it.skipIf(!hasCorpus)('indexes the real-world corpus (needs ../shared/corpus): every Deployment, StatefulSet and DaemonSet of plain manifests', async () => {
     const index = await scanRepo(join(corpus, 'kubernetes__examples'), CONFIG_DEFAULTS);
     const kinds = [...index.workloads.values()].map((w) => w.ref.kind);
     expect(kinds.filter((k) => k === 'StatefulSet')).toHaveLength(2);
@@ -108,7 +108,7 @@ spec: {scaleTargetRef: {kind: Deployment, name: cart}, minReplicas: 2, maxReplic
     expect(index.hpas).toHaveLength(1);
   });
 
-  it.skipIf(!hasCorpus)('indexes the whole corpus (skipped: ../shared/corpus is absent) without throwing, reporting duplicates as errors', async () => {
+  it.skipIf(!hasCorpus)('indexes the whole corpus (needs ../shared/corpus) without throwing, reporting duplicates as errors', async () => {
     const index = await scanRepo(corpus, CONFIG_DEFAULTS);
     expect(index.workloads.size).toBeGreaterThan(80);
     for (const error of index.errors) expect(error.message).toMatch(/defined twice|:\d+: /);

@@ -275,6 +275,16 @@ describe('GitHub stand-in: schema checks and faults', () => {
     expect(gh.takeViolations()).toEqual([expect.stringContaining('$.state: "bogus" is not one of')]);
   });
 
+  it('refuses to send a response that breaks the schema (here: malformed test setup) and records it', async () => {
+    gh.settings.permissions.admin = true;
+    gh.state.branchProtection.set('main', { required_status_checks: { contexts: ['kerf/window'] } } as never);
+    const error = await failure(client().rest.repos.getBranchProtection({ owner: OWNER, repo, branch: 'main' }));
+    expect(error.status).toBe(400);
+    expect(gh.takeViolations()).toEqual([
+      `GET /repos/${OWNER}/${repo}/branches/main/protection response 200 $.required_status_checks: missing required property "checks"`,
+    ]);
+  });
+
   it('lets the retry plugin ride out a 502', async () => {
     gh.failNext(1, { status: 502 });
     const octokit = new Octokit({ auth: TOKEN, baseUrl: gh.url, log: quiet, throttle: { enabled: false } });

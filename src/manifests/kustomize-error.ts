@@ -21,6 +21,7 @@ export type KustomizeWarningCode =
   | 'remote-resource'
   | 'missing-file'
   | 'outside-repository'
+  | 'outside-kustomization-root'
   | 'not-a-kustomization'
   | 'helm-chart'
   | 'unsupported-transformer'

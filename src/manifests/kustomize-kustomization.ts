@@ -175,6 +175,12 @@ function localPath(entry: string, field: string, ctx: EntryContext): string | un
   return path;
 }
 
+/** kustomize's default load restrictor refuses files outside the kustomization's directory. */
+function warnIfOutsideRoot(entry: string, path: string, field: string, ctx: EntryContext): void {
+  if (ctx.dir === '.' || path.startsWith(`${ctx.dir}/`)) return;
+  ctx.warnings.push({ code: 'outside-kustomization-root', file: ctx.file, message: `${ctx.file}: ${field} file ${entry} is outside the kustomization's directory; kustomize needs --load-restrictor LoadRestrictionsNone` });
+}
+
 function missing(entry: string, field: string, ctx: EntryContext): [] {
   ctx.warnings.push({ code: 'missing-file', file: ctx.file, message: `${ctx.file}: ${field} entry ${entry} is neither a scanned YAML file nor a directory with a kustomization` });
   return [];
@@ -183,7 +189,10 @@ function missing(entry: string, field: string, ctx: EntryContext): [] {
 function resolveResource(entry: string, ctx: EntryContext): ResourceEntry[] {
   const path = localPath(entry, 'resources', ctx);
   if (path === undefined) return [];
-  if (ctx.files.has(path)) return [{ type: 'file', path }];
+  if (ctx.files.has(path)) {
+    warnIfOutsideRoot(entry, path, 'resources', ctx);
+    return [{ type: 'file', path }];
+  }
   if (kustomizationFileIn(path, ctx.files) !== undefined) return [{ type: 'kustomization', dir: path }];
   return missing(entry, 'resources', ctx);
 }
@@ -236,6 +245,7 @@ function contentOf(documents: unknown[], forceJson: boolean): PatchContent {
 function patchFromFile(entry: string, field: PatchField, ctx: EntryContext): { file?: string; content: PatchContent } | undefined {
   const path = localPath(entry, field, ctx);
   if (path === undefined) return undefined;
+  warnIfOutsideRoot(entry, path, field, ctx);
   const parsed = ctx.files.get(path);
   if (parsed === undefined) {
     ctx.warnings.push({ code: 'unscanned-patch', file: ctx.file, message: `${ctx.file}: ${field} file ${entry} is not among the scanned YAML files; its effect is unknown` });

@@ -88,7 +88,7 @@ describe('buildKustomizeGraph', () => {
     expect(graphOf('shop').renderingsOf('nowhere.yaml')).toEqual([]);
   });
 
-  it.each([
+  it.each<{ name: string; files: Record<string, string>; codes: string[] }>([
     {
       name: 'remote resource',
       files: { 'kustomization.yaml': 'resources:\n- github.com/org/repo//deploy?ref=v1\n- https://example.com/x.yaml\n' },

@@ -215,6 +215,8 @@ export class HttpApi {
     const initialEvents = query.get('sendInitialEvents') === 'true';
     const bookmarks = query.get('allowWatchBookmarks') === 'true';
     response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    // Clients treat the watch as open once headers arrive, even before the first event.
+    response.flushHeaders();
 
     const deliver = (event: StoredEvent): void => {
       if (event.key !== key) return;

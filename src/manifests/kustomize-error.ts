@@ -20,6 +20,7 @@ export class KustomizeError extends Error {
 export type KustomizeWarningCode =
   | 'remote-resource'
   | 'missing-file'
+  | 'unscanned-file'
   | 'outside-repository'
   | 'outside-kustomization-root'
   | 'not-a-kustomization'

@@ -69,6 +69,8 @@ export interface KustomizeGraph {
   renderingsOf(file: string): FileRendering[];
   /** True when the file feeds more than one root. */
   isShared(file: string): boolean;
+  /** True when some kustomization lists the file as a patch (its objects are changes, not objects). */
+  isPatch(file: string): boolean;
 }
 
 // Built-in cluster-scoped kinds: kustomize's namespace transformer leaves them alone.
@@ -392,6 +394,7 @@ export function buildKustomizeGraph(files: ParsedFiles): KustomizeGraph {
   const roots = builder.roots();
   const renderings = new Map<string, RenderedObject[]>();
   const fileRenderings = new Map<string, FileRendering[]>();
+  const patchFiles = new Set([...builder.kustomizations.values()].flatMap((k) => k.patches.flatMap((p) => (p.file === undefined ? [] : [p.file]))));
   for (const root of roots) {
     const { objects, probes } = builder.render(root, [], true);
     renderings.set(root, objects);
@@ -412,5 +415,6 @@ export function buildKustomizeGraph(files: ParsedFiles): KustomizeGraph {
     warnings: builder.warnings.filter((w, i, all) => all.findIndex((o) => o.message === w.message) === i),
     renderingsOf: (file) => fileRenderings.get(file) ?? [],
     isShared: (file) => new Set((fileRenderings.get(file) ?? []).map((r) => r.root)).size > 1,
+    isPatch: (file) => patchFiles.has(file),
   };
 }

@@ -181,8 +181,13 @@ function warnIfOutsideRoot(entry: string, path: string, field: string, ctx: Entr
   ctx.warnings.push({ code: 'outside-kustomization-root', file: ctx.file, message: `${ctx.file}: ${field} file ${entry} is outside the kustomization's directory; kustomize needs --load-restrictor LoadRestrictionsNone` });
 }
 
+const FILE_LIKE = /\.(ya?ml|json)$/;
+
+/** A file-like entry the scan did not hand over may just have been screened out (no workload in it). */
 function missing(entry: string, field: string, ctx: EntryContext): [] {
-  ctx.warnings.push({ code: 'missing-file', file: ctx.file, message: `${ctx.file}: ${field} entry ${entry} is neither a scanned YAML file nor a directory with a kustomization` });
+  const code = FILE_LIKE.test(entry) ? 'unscanned-file' : 'missing-file';
+  const what = code === 'missing-file' ? 'is not a directory with a kustomization' : 'is not among the scanned YAML files';
+  ctx.warnings.push({ code, file: ctx.file, message: `${ctx.file}: ${field} entry ${entry} ${what}` });
   return [];
 }
 

@@ -88,13 +88,21 @@ describe('buildKustomizeGraph', () => {
     expect(graphOf('shop').renderingsOf('nowhere.yaml')).toEqual([]);
   });
 
+  it.each([
+    { file: 'overlays/production/web-memory.yaml', patch: true },
+    { file: 'base/web.yaml', patch: false },
+  ])('isPatch($file) is $patch', ({ file, patch }) => {
+    expect(graphOf('shop').isPatch(file)).toBe(patch);
+  });
+
   it.each<{ name: string; files: Record<string, string>; codes: string[] }>([
     {
       name: 'remote resource',
       files: { 'kustomization.yaml': 'resources:\n- github.com/org/repo//deploy?ref=v1\n- https://example.com/x.yaml\n' },
       codes: ['remote-resource', 'remote-resource'],
     },
-    { name: 'missing file', files: { 'kustomization.yaml': 'resources:\n- gone.yaml\n' }, codes: ['missing-file'] },
+    { name: 'missing directory', files: { 'kustomization.yaml': 'resources:\n- ../gone\n- gone\n' }, codes: ['outside-repository', 'missing-file'] },
+    { name: 'file the scan screened out or that is missing', files: { 'kustomization.yaml': 'resources:\n- service.yaml\n' }, codes: ['unscanned-file'] },
     { name: 'helm chart', files: { 'kustomization.yaml': 'helmCharts:\n- name: redis\n' }, codes: ['helm-chart'] },
     {
       name: 'json patch file that was not scanned',

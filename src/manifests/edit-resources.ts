@@ -60,6 +60,9 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
     throw new EditError('DocumentMismatch', { file, object }, `document ${target.document} is ${String(kind)}/${String(name)}`);
   }
   const before = documentsJs(docs);
+  for (const edit of edits) {
+    if (edit.to !== null) quantity(edit.to, { file, object, container: edit.container, field: edit.field });
+  }
   refuseRequestAboveLimit(before[target.document], edits, { file, object });
 
   const [start, , end] = doc.range;
@@ -221,7 +224,7 @@ function locateContainer(doc: Document, name: string, subject: EditErrorSubject)
   for (const key of ['spec', 'template', 'spec']) {
     if (!isMap(node)) return notFound();
     node = findPair(node, key)?.value;
-    if (isAlias(node)) throw new EditError('SharedAnchor', subject, `${key} is alias *${node.source}; editing through it would change the anchor's other users`);
+    if (isAlias(node)) throw new EditError('SharedAnchor', subject, `${key} is alias *${node.source} of anchor &${node.source}; editing through it would change the anchor's other users`);
     path.push(node);
   }
   if (!isMap(node)) return notFound();
@@ -232,7 +235,7 @@ function locateContainer(doc: Document, name: string, subject: EditErrorSubject)
       if (isAlias(item)) {
         const resolved = item.resolve(doc);
         if (isMap(resolved) && resolved.get('name') === name) {
-          throw new EditError('SharedAnchor', subject, `the container is alias *${item.source}; editing it would change the anchor's other users`);
+          throw new EditError('SharedAnchor', subject, `the container is alias *${item.source} of anchor &${item.source}; editing it would change the anchor's other users`);
         }
       } else if (isMap(item) && item.get('name') === name) {
         return { container: item, path: [...path, items, item] };

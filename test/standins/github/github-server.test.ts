@@ -107,6 +107,9 @@ describe('GitHub stand-in: pull requests', () => {
     expect(found.data.map((p) => p.number)).toEqual([1]);
     const other = await octokit.rest.pulls.list({ owner: OWNER, repo, head: `${OWNER}:kerf/other` });
     expect(other.data).toEqual([]);
+    // Without the owner prefix GitHub ignores the filter and lists every PR.
+    const unfiltered = await octokit.rest.pulls.list({ owner: OWNER, repo, head: 'kerf/other' });
+    expect(unfiltered.data.map((p) => p.number)).toEqual([1]);
   });
 
   it('refuses a PR whose head branch does not exist (422) and one from Actions when the repo forbids it (403)', async () => {

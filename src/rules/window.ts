@@ -77,86 +77,105 @@ export interface WindowEvaluation {
 
 const RECURRING_FIELDS = ['schedule', 'duration', 'timeZone'];
 const ONE_OFF_FIELDS = ['start', 'end'];
+const KNOWN_FIELDS = [...RECURRING_FIELDS, ...ONE_OFF_FIELDS];
+const EXAMPLE_TIME = '2026-12-06T01:00:00Z';
 const CRON_FIELDS = 'minute hour day-of-month month day-of-week';
 /** Any fixed instant: parsing does not depend on it, but cron-parser must never see the local clock. */
 const PARSE_DATE = new Date(0);
 // cron-parser's `H` picks a random value unless seeded: a window must not move between runs.
 const HASHED = /(?<![a-z])h(?![a-z])/i;
 
-type Problem = [code: WindowErrorCode, field: string | undefined, detail: string, cause?: unknown];
+/** The problems of one window, as WindowErrors naming the list, the index and the field. */
+class Problems {
+  readonly errors: WindowError[] = [];
+  readonly #list: WindowList;
+  readonly #index: number;
+
+  constructor(list: WindowList, index: number) {
+    this.#list = list;
+    this.#index = index;
+  }
+
+  add(code: WindowErrorCode, field: string | undefined, detail: string, cause?: unknown): void {
+    const where = `${this.#list}[${this.#index}]${field === undefined ? '' : `.${field}`}`;
+    const options = cause === undefined ? undefined : { cause };
+    this.errors.push(new WindowError(code, this.#index, field, `${where}: ${detail}`, options));
+  }
+}
 
 /** Compile a list of window specs (W1, W2); the 17th and later windows are invalid. */
 export function compileWindows(specs: readonly unknown[], list: WindowList): CompiledWindows {
   const windows: CompiledWindow[] = [];
   const errors: WindowError[] = [];
   specs.forEach((spec, index) => {
-    const problems: Problem[] = [];
-    const window = index < MAX_WINDOWS ? compileWindow(spec, index, problems) : undefined;
+    const problems = new Problems(list, index);
     if (index >= MAX_WINDOWS) {
-      problems.push(['TooManyWindows', undefined, `a list holds at most ${MAX_WINDOWS} windows; this is window ${index + 1}`]);
+      problems.add('TooManyWindows', undefined, `a list holds at most ${MAX_WINDOWS} windows; this is window ${index + 1}`);
     }
-    for (const [code, field, detail, cause] of problems) {
-      const where = `${list}[${index}]${field === undefined ? '' : `.${field}`}`;
-      errors.push(new WindowError(code, index, field, `${where}: ${detail}`, cause === undefined ? undefined : { cause }));
-    }
-    if (window && problems.length === 0) windows.push(window);
+    const window = index < MAX_WINDOWS ? compileWindow(spec, index, problems) : undefined;
+    if (window && problems.errors.length === 0) windows.push(window);
+    errors.push(...problems.errors);
   });
   return { list, windows, errors };
 }
 
-function compileWindow(spec: unknown, index: number, problems: Problem[]): CompiledWindow | undefined {
+function compileWindow(spec: unknown, index: number, problems: Problems): CompiledWindow | undefined {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
-    problems.push(['InvalidWindow', undefined, `${JSON.stringify(spec)} is not a window (a mapping)`]);
+    problems.add('InvalidWindow', undefined, `${JSON.stringify(spec)} is not a window (a mapping)`);
     return undefined;
   }
   const fields = spec as Record<string, unknown>;
+  // YAML writes an empty field as null: it counts as absent.
   const present = Object.keys(fields).filter((key) => fields[key] !== undefined && fields[key] !== null);
-  for (const key of present) {
-    if (!RECURRING_FIELDS.includes(key) && !ONE_OFF_FIELDS.includes(key)) {
-      problems.push(['InvalidWindow', key, `unknown field; a window has ${[...RECURRING_FIELDS, ...ONE_OFF_FIELDS].join(', ')}`]);
-    }
+  for (const key of present.filter((key) => !KNOWN_FIELDS.includes(key))) {
+    problems.add('InvalidWindow', key, `unknown field; a window has ${KNOWN_FIELDS.join(', ')}`);
   }
   const recurring = present.some((key) => RECURRING_FIELDS.includes(key));
   const oneOff = present.some((key) => ONE_OFF_FIELDS.includes(key));
   if (recurring && oneOff) {
-    problems.push(['InvalidWindow', undefined, `mixes recurring (${RECURRING_FIELDS.join(', ')}) and one-off (${ONE_OFF_FIELDS.join(', ')}) fields`]);
+    const forms = `recurring (${RECURRING_FIELDS.join(', ')}) and one-off (${ONE_OFF_FIELDS.join(', ')})`;
+    problems.add('InvalidWindow', undefined, `mixes ${forms} fields`);
     return undefined;
   }
   if (recurring) return compileRecurring(fields, index, problems);
   if (oneOff) return compileOneOff(fields, index, problems);
-  problems.push(['InvalidWindow', undefined, 'has neither schedule and duration nor start and end']);
+  problems.add('InvalidWindow', undefined, 'has neither schedule and duration nor start and end');
   return undefined;
 }
 
-function stringField(fields: Record<string, unknown>, field: string, code: WindowErrorCode, example: string, problems: Problem[]): string | undefined {
+function stringField(
+  fields: Record<string, unknown>,
+  field: string,
+  code: WindowErrorCode,
+  example: string,
+  problems: Problems,
+): string | undefined {
   const value = fields[field];
-  if (value === undefined || value === null) problems.push([code, field, `is missing, e.g. ${example}`]);
-  else if (typeof value !== 'string') problems.push([code, field, `${JSON.stringify(value)} is not a string, e.g. ${example}`]);
-  else return value;
+  if (typeof value === 'string') return value;
+  const detail = value === undefined || value === null ? 'is missing' : `${JSON.stringify(value)} is not a string`;
+  problems.add(code, field, `${detail}, e.g. ${example}`);
   return undefined;
 }
 
-function compileRecurring(fields: Record<string, unknown>, index: number, problems: Problem[]): RecurringWindow | undefined {
+function compileRecurring(fields: Record<string, unknown>, index: number, problems: Problems): RecurringWindow | undefined {
   const schedule = stringField(fields, 'schedule', 'InvalidSchedule', '"0 2 * * 6"', problems);
   const cron = schedule === undefined ? undefined : compileSchedule(schedule, problems);
-  const timeZone = fields.timeZone === undefined || fields.timeZone === null ? 'UTC' : stringField(fields, 'timeZone', 'InvalidTimeZone', '"Europe/Berlin"', problems);
-  if (timeZone !== undefined && !IANAZone.isValidZone(timeZone)) {
-    problems.push(['InvalidTimeZone', 'timeZone', `${JSON.stringify(timeZone)} is not an IANA time zone, e.g. "Europe/Berlin" or "UTC"`]);
-  }
+  const timeZone = compileTimeZone(fields, problems);
   const duration = stringField(fields, 'duration', 'InvalidDuration', '"2h"', problems);
   const durationMs = duration === undefined ? undefined : compileDuration(duration, problems);
-  if (schedule === undefined || cron === undefined || timeZone === undefined || durationMs === undefined || problems.length > 0) return undefined;
+  if (schedule === undefined || cron === undefined || timeZone === undefined || durationMs === undefined) return undefined;
   return { kind: 'recurring', index, schedule, timeZone, durationMs, zone: IANAZone.create(timeZone), fields: cron };
 }
 
-function compileSchedule(schedule: string, problems: Problem[]): CronFieldCollection | undefined {
+function compileSchedule(schedule: string, problems: Problems): CronFieldCollection | undefined {
+  const quoted = JSON.stringify(schedule);
   const count = schedule.trim() === '' ? 0 : schedule.trim().split(/\s+/).length;
   if (count !== 5) {
-    problems.push(['InvalidSchedule', 'schedule', `${JSON.stringify(schedule)} has ${count} fields; a schedule has exactly 5: ${CRON_FIELDS}`]);
+    problems.add('InvalidSchedule', 'schedule', `${quoted} has ${count} fields; a schedule has exactly 5: ${CRON_FIELDS}`);
     return undefined;
   }
   if (HASHED.test(schedule)) {
-    problems.push(['InvalidSchedule', 'schedule', `${JSON.stringify(schedule)} uses H (a hashed, random value); write the value itself`]);
+    problems.add('InvalidSchedule', 'schedule', `${quoted} uses H (a hashed, random value); write the value itself`);
     return undefined;
   }
   try {
@@ -166,35 +185,44 @@ function compileSchedule(schedule: string, problems: Problem[]): CronFieldCollec
     return expression.fields;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    problems.push(['InvalidSchedule', 'schedule', `${JSON.stringify(schedule)} is not a cron schedule (${CRON_FIELDS}): ${reason}`, error]);
+    problems.add('InvalidSchedule', 'schedule', `${quoted} is not a cron schedule (${CRON_FIELDS}): ${reason}`, error);
     return undefined;
   }
 }
 
-function compileDuration(duration: string, problems: Problem[]): number | undefined {
+function compileTimeZone(fields: Record<string, unknown>, problems: Problems): string | undefined {
+  if (fields.timeZone === undefined || fields.timeZone === null) return 'UTC';
+  const timeZone = stringField(fields, 'timeZone', 'InvalidTimeZone', '"Europe/Berlin"', problems);
+  if (timeZone === undefined || IANAZone.isValidZone(timeZone)) return timeZone;
+  const detail = `${JSON.stringify(timeZone)} is not an IANA time zone, e.g. "Europe/Berlin" or "UTC"`;
+  problems.add('InvalidTimeZone', 'timeZone', detail);
+  return undefined;
+}
+
+function compileDuration(duration: string, problems: Problems): number | undefined {
   try {
     const ms = parseDuration(duration);
     if (ms > 0) return ms;
-    problems.push(['InvalidDuration', 'duration', `${JSON.stringify(duration)} is not positive`]);
+    problems.add('InvalidDuration', 'duration', `${JSON.stringify(duration)} is not positive`);
   } catch (error) {
     if (!(error instanceof DurationError)) throw error;
-    problems.push(['InvalidDuration', 'duration', `${error.message} (units h, m, s; no days: write 72h, not 3d)`, error]);
+    problems.add('InvalidDuration', 'duration', `${error.message} (units h, m, s; no days: write 72h, not 3d)`, error);
   }
   return undefined;
 }
 
-function compileOneOff(fields: Record<string, unknown>, index: number, problems: Problem[]): OneOffWindow | undefined {
-  const [start, end] = (['start', 'end'] as const).map((field) => {
-    const text = stringField(fields, field, 'InvalidTime', '"2026-12-06T01:00:00Z"', problems);
+function compileOneOff(fields: Record<string, unknown>, index: number, problems: Problems): OneOffWindow | undefined {
+  const [start, end] = ONE_OFF_FIELDS.map((field) => {
+    const text = stringField(fields, field, 'InvalidTime', `"${EXAMPLE_TIME}"`, problems);
     const date = text === undefined ? null : parseRfc3339(text);
     if (text !== undefined && date === null) {
-      problems.push(['InvalidTime', field, `${JSON.stringify(text)} is not an RFC 3339 time with offset, e.g. "2026-12-06T01:00:00Z"`]);
+      problems.add('InvalidTime', field, `${JSON.stringify(text)} is not an RFC 3339 time with offset, e.g. "${EXAMPLE_TIME}"`);
     }
     return date;
   });
   if (!start || !end) return undefined;
   if (end.getTime() <= start.getTime()) {
-    problems.push(['InvalidTime', 'end', `${JSON.stringify(fields.end)} is not after start ${JSON.stringify(fields.start)}`]);
+    problems.add('InvalidTime', 'end', `${JSON.stringify(fields.end)} is not after start ${JSON.stringify(fields.start)}`);
     return undefined;
   }
   return { kind: 'one-off', index, start, end };

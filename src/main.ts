@@ -4,11 +4,13 @@ import { resolve } from 'node:path';
 import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
+import { diagnose, renderFindings } from './gitops/doctor.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
 
 commands:
   plan     show what kerf would do now for every recommendation, and why
+  doctor   find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings)
 
 options:
   --repo DIR                 the Git repo of manifests (default: .)
@@ -35,7 +37,17 @@ function parseNow(value: string | undefined): Date {
   return date;
 }
 
-export function parsePlanOptions(args: string[], env: NodeJS.ProcessEnv): CommandOptions {
+type ExtraOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+/**
+ * The options every command shares (those of `plan`), plus a command's own `extra` ones, whose
+ * parsed values come back in `extra`.
+ */
+export function parseCommandOptions(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  extraOptions: ExtraOptions = {},
+): CommandOptions & { extra: Record<string, string | boolean | string[] | boolean[] | undefined> } {
   const { values } = parseArgs({
     args,
     options: {
@@ -44,20 +56,23 @@ export function parsePlanOptions(args: string[], env: NodeJS.ProcessEnv): Comman
       config: { type: 'string' },
       now: { type: 'string' },
       output: { type: 'string', default: 'table' },
+      ...extraOptions,
     },
     allowPositionals: false,
     strict: true,
   });
-  if (values.output !== 'table' && values.output !== 'json') {
-    throw new UsageError(`--output must be table or json, got ${JSON.stringify(values.output)}`);
+  const { repo, recommendations, config, now, output, ...extra } = values as Record<string, string | string[] | undefined> & { repo: string; recommendations: string[] };
+  if (output !== 'table' && output !== 'json') {
+    throw new UsageError(`--output must be table or json, got ${JSON.stringify(output)}`);
   }
   return {
-    repo: resolve(values.repo),
-    recommendations: values.recommendations,
-    ...(values.config !== undefined && { config: resolve(values.config) }),
-    now: parseNow(values.now),
-    output: values.output,
+    repo: resolve(repo),
+    recommendations,
+    ...(typeof config === 'string' && { config: resolve(config) }),
+    now: parseNow(typeof now === 'string' ? now : undefined),
+    output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
+    extra,
   };
 }
 
@@ -66,10 +81,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   try {
     switch (command) {
       case 'plan': {
-        const options = parsePlanOptions(rest, env);
+        const options = parseCommandOptions(rest, env);
         const { plan } = await runPlan(options);
         process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
         return 0;
+      }
+      case 'doctor': {
+        const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });
+        const { plan, index, config } = await runPlan(options);
+        const findings = diagnose({ index, plan, config, now: options.now });
+        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings }, null, 2)}\n` : renderFindings(findings));
+        return options.extra.strict === true && findings.length > 0 ? 1 : 0;
       }
       case undefined:
       case '--help':

@@ -41,12 +41,15 @@ function windowErrors(policies: readonly RightsizingPolicy[], config: KerfConfig
   const errors: PlanError[] = [];
   const report = (owner: string, file: string | undefined, line: number | undefined, field: string, kind: 'maintenance' | 'freeze', specs: RightsizingPolicy['apply']['freezeWindows']) => {
     for (const error of compiledWindows(specs, kind).errors) {
+      const path = `${field}[${error.index}]${error.field === undefined ? '' : `.${error.field}`}`;
+      // The rule's message starts with its own list name; the policy's field path replaces it.
+      const detail = error.message.slice(error.message.indexOf(': ') + 2);
       errors.push({
         ...(file !== undefined && { file }),
         ...(line !== undefined && { line }),
         object: owner,
-        field: `${field}[${error.index}]`,
-        message: `${file ? `${file}: ` : ''}${owner}: ${field}[${error.index}]: ${error.message}`,
+        field: path,
+        message: `${file ? `${file}: ` : ''}${owner}: ${path}: ${detail}`,
       });
     }
   };

@@ -50,7 +50,7 @@ export interface RenderingView {
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
 /** Cheap screening: a file that names none of these kinds cannot matter to the plan. */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component)\b/;
+const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject)\b/;
 
 export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
   return `${ref.namespace}/${ref.kind}/${ref.name}`;

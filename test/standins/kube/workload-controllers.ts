@@ -41,8 +41,9 @@ export class WorkloadControllers {
   constructor(private readonly cluster: Cluster) {}
 
   async reconcile(): Promise<void> {
-    for (const deployment of this.cluster.store.list('apps/deployments')) await this.deployment(deployment);
+    for (const deployment of this.cluster.store.list('apps/deployments')) this.deployment(deployment);
     for (const replicaSet of this.cluster.store.list('apps/replicasets')) await this.replicaSet(replicaSet);
+    for (const deployment of this.cluster.store.list('apps/deployments')) this.deploymentStatus(deployment);
     for (const statefulSet of this.cluster.store.list('apps/statefulsets')) await this.statefulSet(statefulSet);
     for (const daemonSet of this.cluster.store.list('apps/daemonsets')) await this.daemonSet(daemonSet);
     this.disruptionBudgets();
@@ -79,7 +80,7 @@ export class WorkloadControllers {
     this.cluster.store.write(key, { ...current, status });
   }
 
-  private async deployment(deployment: KubeObject): Promise<void> {
+  private deployment(deployment: KubeObject): void {
     const spec = deployment.spec as WorkloadSpec;
     const hash = templateHash(spec.template);
     const replicaSets = this.cluster.store.list('apps/replicasets', deployment.metadata.namespace).filter((rs) => ownedBy(rs, deployment));
@@ -100,6 +101,11 @@ export class WorkloadControllers {
     } else if ((current.spec as WorkloadSpec).replicas !== desired.replicas) {
       this.cluster.store.write('apps/replicasets', { ...current, spec: desired });
     }
+  }
+
+  private deploymentStatus(deployment: KubeObject): void {
+    const spec = deployment.spec as WorkloadSpec;
+    const hash = templateHash(spec.template);
     const pods = this.pods(deployment.metadata.namespace).filter((pod) => matchesLabelSelector(spec.selector, pod.metadata.labels));
     const updated = pods.filter((pod) => pod.metadata.labels?.['pod-template-hash'] === hash);
     const ready = pods.filter(isPodReady).length;

@@ -5,11 +5,14 @@ import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
 import { diagnose, renderFindings } from './gitops/doctor.js';
+import { planEdits } from './gitops/edits.js';
+import { writeFileAtomic } from './manifests/atomic-write.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
 
 commands:
   plan     show what kerf would do now for every recommendation, and why
+  write    make the plan's pull-request edits in the working tree (no git, no network)
   doctor   find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings)
 
 options:
@@ -85,6 +88,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         const { plan } = await runPlan(options);
         process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
         return 0;
+      }
+      case 'write': {
+        const options = parseCommandOptions(rest, env);
+        const { plan, index } = await runPlan(options);
+        const { edits, errors } = planEdits(index, plan.decisions);
+        for (const edit of edits) await writeFileAtomic(options.repo, edit.path, edit.after);
+        const result = { ...plan, errors: [...plan.errors, ...errors], written: edits.map((edit) => edit.path) };
+        process.stdout.write(
+          options.output === 'json'
+            ? `${JSON.stringify(result, null, 2)}\n`
+            : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
+        );
+        return errors.length > 0 ? 1 : 0;
       }
       case 'doctor': {
         const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });

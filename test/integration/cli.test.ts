@@ -1,6 +1,6 @@
 // The built CLI as a user runs it: a real process, real files, exit codes and output.
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -96,5 +96,52 @@ describe('kerf-gitops plan', () => {
     expect(stdout).toBe('');
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('kerf-gitops write', () => {
+  async function exampleCopy(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'kerf-write-'));
+    temps.push(dir);
+    await cp(example, dir, { recursive: true });
+    return dir;
+  }
+
+  it('G1/G2: edits only the CPU/memory lines of pull-request decisions; in-place changes stay out of Git', async () => {
+    const repo = await exampleCopy();
+    const { code, stdout } = await kerf(['write', '--repo', repo, '--now', '2026-12-02T10:00:00Z', '--output', 'json']);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.written).toEqual(['apps/shop/checkout.yaml', 'apps/shop/frontend.yaml', 'apps/shop/orders.yaml', 'apps/shop/reports.yaml']);
+    const before = (await readFile(join(example, 'apps/shop/orders.yaml'), 'utf8')).split('\n');
+    const after = (await readFile(join(repo, 'apps/shop/orders.yaml'), 'utf8')).split('\n');
+    const changed = before.flatMap((line, i) => (line === after[i] ? [] : [[line.trim(), after[i]?.trim()]]));
+    expect(changed).toEqual([
+      ['cpu: 750m', 'cpu: 500m'],
+      ['memory: 2Gi', 'memory: 1536Mi'],
+      ['memory: 2Gi', 'memory: 1536Mi'],
+    ]);
+    // cart is in-place: the helper resizes it, Git keeps the template.
+    expect(await readFile(join(repo, 'apps/shop/cart.yaml'), 'utf8')).toBe(await readFile(join(example, 'apps/shop/cart.yaml'), 'utf8'));
+  });
+
+  it('a second write changes nothing: the plan is then up to date', async () => {
+    const repo = await exampleCopy();
+    await kerf(['write', '--repo', repo, '--now', '2026-12-02T10:00:00Z']);
+    const { code, stdout } = await kerf(['write', '--repo', repo, '--now', '2026-12-02T10:00:00Z']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/No file changed\./);
+  });
+
+  it('an edit that would leave a request above its limit is refused, exit 1, file untouched', async () => {
+    const repo = await exampleCopy();
+    const recs = join(repo, 'recommendations/shop.yaml');
+    await writeFile(recs, (await readFile(recs, 'utf8')).replace('requests: {cpu: 600m, memory: 640Mi}', 'requests: {cpu: 600m, memory: 2Gi}'));
+    const { code, stdout } = await kerf(['write', '--repo', repo, '--now', '2026-12-02T10:00:00Z', '--output', 'json']);
+    expect(code).toBe(1);
+    const result = JSON.parse(stdout);
+    expect(result.written).not.toContain('apps/shop/checkout.yaml');
+    expect(result.errors).toEqual([expect.objectContaining({ file: 'apps/shop/checkout.yaml', message: expect.stringMatching(/checkout.*memory/) })]);
+    expect(await readFile(join(repo, 'apps/shop/checkout.yaml'), 'utf8')).toBe(await readFile(join(example, 'apps/shop/checkout.yaml'), 'utf8'));
   });
 });

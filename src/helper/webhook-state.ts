@@ -1,0 +1,105 @@
+// What the pod webhook knows: which Deployment owns a ReplicaSet, and the values already applied in
+// place per workload. Built from the informer caches whenever they change, so admission is lookups.
+import type { ContainerRecommendation, RightsizingRecommendation } from '../model/types.js';
+import type { KubeObject, Pod } from '../cluster/objects.js';
+import { keyOf } from '../cluster/objects.js';
+import { resizableContainers } from './pod-state.js';
+
+export interface AppliedValues {
+  /** The released recommendation (removals included, N4); undefined when none is released now. */
+  released?: readonly ContainerRecommendation[];
+  /** Per revision hash, what running pods of that revision already carry (values applied by an earlier generation). */
+  byRevision: ReadonlyMap<string, readonly ContainerRecommendation[]>;
+}
+
+export interface WebhookState {
+  /** namespace/ReplicaSet name → owning Deployment name. */
+  replicaSetOwners: ReadonlyMap<string, string>;
+  /** namespace/Kind/name of in-place workloads → their applied values. */
+  applied: ReadonlyMap<string, AppliedValues>;
+}
+
+export interface RecommendationView {
+  recommendation: RightsizingRecommendation;
+  generation: number;
+  /** status.observedGeneration: the generation whose values the helper released to pods. */
+  observedGeneration?: number;
+}
+
+export function workloadKey(namespace: string, kind: string, name: string): string {
+  return `${namespace}/${kind}/${name}`;
+}
+
+export const REVISION_LABELS = ['pod-template-hash', 'controller-revision-hash'] as const;
+
+export function revisionOf(labels: Record<string, string> | undefined): string | undefined {
+  return REVISION_LABELS.map((label) => labels?.[label]).find((value) => value !== undefined);
+}
+
+/** The workload a pod belongs to (pod → ReplicaSet → Deployment, or a StatefulSet/DaemonSet directly). */
+export function podWorkload(pod: Pod, namespace: string, replicaSetOwners: ReadonlyMap<string, string>): { kind: string; name: string } | undefined {
+  const owner = pod.metadata.ownerReferences?.find((ref) => ref.controller);
+  if (!owner) return undefined;
+  if (owner.kind === 'ReplicaSet') {
+    const deployment = replicaSetOwners.get(keyOf(namespace, owner.name));
+    return deployment ? { kind: 'Deployment', name: deployment } : undefined;
+  }
+  return owner.kind === 'StatefulSet' || owner.kind === 'DaemonSet' ? { kind: owner.kind, name: owner.name } : undefined;
+}
+
+function carried(pod: Pod): ContainerRecommendation[] {
+  return resizableContainers(pod).map((container) => ({
+    name: container.name,
+    requests: pick(container.resources?.requests),
+    limits: pick(container.resources?.limits),
+  }));
+}
+
+/** cpu and memory as the pod has them; an absent one is carried as a removal. */
+function pick(list: Partial<Record<string, string>> | undefined): ContainerRecommendation['requests'] {
+  return { cpu: list?.cpu ?? null, memory: list?.memory ?? null };
+}
+
+export function replicaSetOwnersOf(replicaSets: readonly KubeObject[]): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const replicaSet of replicaSets) {
+    const owner = replicaSet.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'Deployment');
+    if (owner) owners.set(keyOf(replicaSet.metadata.namespace, replicaSet.metadata.name), owner.name);
+  }
+  return owners;
+}
+
+/**
+ * A workload is in the webhook's care once the helper has released a generation of its
+ * recommendation in place (status.observedGeneration) and no fallback took it to rollout. While a
+ * newer generation is held (frozen, blocked), new pods get what their running siblings carry.
+ */
+export function buildWebhookState(input: {
+  recommendations: readonly RecommendationView[];
+  replicaSets: readonly KubeObject[];
+  pods: readonly Pod[];
+}): WebhookState {
+  const replicaSetOwners = replicaSetOwnersOf(input.replicaSets);
+  const applied = new Map<string, AppliedValues>();
+  const byWorkload = new Map<string, Map<string, ContainerRecommendation[]>>();
+  const sortedPods = [...input.pods].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  for (const pod of sortedPods) {
+    const namespace = pod.metadata.namespace ?? 'default';
+    const owner = podWorkload(pod, namespace, replicaSetOwners);
+    const revision = revisionOf(pod.metadata.labels);
+    if (!owner || !revision || pod.metadata.deletionTimestamp) continue;
+    const key = workloadKey(namespace, owner.kind, owner.name);
+    const revisions = byWorkload.get(key) ?? new Map<string, ContainerRecommendation[]>();
+    if (!revisions.has(revision)) revisions.set(revision, carried(pod));
+    byWorkload.set(key, revisions);
+  }
+  for (const { recommendation, generation, observedGeneration } of input.recommendations) {
+    if (observedGeneration === undefined || recommendation.status.strategy !== 'in-place') continue;
+    const key = workloadKey(recommendation.namespace, recommendation.targetRef.kind, recommendation.targetRef.name);
+    applied.set(key, {
+      ...(observedGeneration === generation && { released: recommendation.containers }),
+      byRevision: byWorkload.get(key) ?? new Map(),
+    });
+  }
+  return { replicaSetOwners, applied };
+}

@@ -1,0 +1,177 @@
+// The pod webhook (S2, N4): new pods of an in-place workload get the values already applied, as a
+// JSONPatch touching only CPU and memory. `admit` is pure; the HTTPS server around it fails open,
+// so a broken helper never blocks a pod.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { ContainerRecommendation } from '../model/types.js';
+import { parseQuantity } from '../rules/quantity.js';
+import type { Pod, PodContainer, ResourceList } from '../cluster/objects.js';
+import { isObject } from '../cluster/objects.js';
+import type { Logger } from './logger.js';
+import type { WebhookState } from './webhook-state.js';
+import { podWorkload, revisionOf, workloadKey } from './webhook-state.js';
+
+export const WEBHOOK_PATH = '/mutate-pods';
+
+export interface JsonPatchOperation {
+  op: 'add' | 'remove';
+  path: string;
+  value?: unknown;
+}
+
+export interface AdmissionRequest {
+  uid: string;
+  kind?: { group: string; version: string; kind: string };
+  operation?: string;
+  namespace?: string;
+  object?: unknown;
+}
+
+export interface AdmissionReview {
+  apiVersion?: string;
+  kind?: string;
+  request?: AdmissionRequest;
+}
+
+const RESOURCES = ['cpu', 'memory'] as const;
+
+function same(a: string | undefined, b: string): boolean {
+  return a !== undefined && parseQuantity(a).equals(parseQuantity(b));
+}
+
+/** The operations that give one container the wanted values, and what its resources become. */
+function containerPatch(base: string, container: PodContainer, wanted: ContainerRecommendation): { ops: JsonPatchOperation[]; result: Required<Pick<NonNullable<PodContainer['resources']>, 'requests' | 'limits'>> } {
+  const ops: JsonPatchOperation[] = [];
+  const resources = container.resources;
+  if (!resources) ops.push({ op: 'add', path: `${base}/resources`, value: {} });
+  const result = { requests: { ...resources?.requests }, limits: { ...resources?.limits } };
+  for (const group of ['requests', 'limits'] as const) {
+    const current: ResourceList | undefined = resources?.[group];
+    let created = current !== undefined;
+    for (const resource of RESOURCES) {
+      const to = wanted[group][resource];
+      if (to === undefined) continue;
+      const from = current?.[resource];
+      if (to === null) {
+        if (from === undefined) continue;
+        ops.push({ op: 'remove', path: `${base}/resources/${group}/${resource}` });
+        delete result[group][resource];
+        continue;
+      }
+      if (same(from, to)) continue;
+      if (!created) {
+        ops.push({ op: 'add', path: `${base}/resources/${group}`, value: {} });
+        created = true;
+      }
+      ops.push({ op: 'add', path: `${base}/resources/${group}/${resource}`, value: to });
+      result[group][resource] = to;
+    }
+  }
+  return { ops, result };
+}
+
+/** A request above its limit would make the API server refuse the pod: better no patch at all. */
+function requestsWithinLimits(result: { requests: ResourceList; limits: ResourceList }): boolean {
+  return RESOURCES.every((resource) => {
+    const request = result.requests[resource];
+    const limit = result.limits[resource];
+    return request === undefined || limit === undefined || parseQuantity(request).compare(parseQuantity(limit)) <= 0;
+  });
+}
+
+/**
+ * The JSONPatch for a pod CREATE: only for pods of a workload whose values the helper applies in
+ * place, only cpu/memory requests and limits, removals included (N4). Anything else: no patch.
+ */
+export function admit(review: AdmissionReview, state: WebhookState): JsonPatchOperation[] {
+  const request = review.request;
+  if (!request || request.operation !== 'CREATE' || request.kind?.kind !== 'Pod' || !isObject(request.object)) return [];
+  const pod = request.object as unknown as Pod;
+  const namespace = request.namespace ?? pod.metadata?.namespace ?? 'default';
+  if (!pod.metadata || !pod.spec) return [];
+  const owner = podWorkload(pod, namespace, state.replicaSetOwners);
+  if (!owner) return [];
+  const applied = state.applied.get(workloadKey(namespace, owner.kind, owner.name));
+  const revision = revisionOf(pod.metadata.labels);
+  const wanted = applied?.released ?? (revision !== undefined ? applied?.byRevision.get(revision) : undefined);
+  if (!wanted) return [];
+  const ops: JsonPatchOperation[] = [];
+  const lists = [['containers', pod.spec.containers], ['initContainers', pod.spec.initContainers ?? []]] as const;
+  for (const [field, containers] of lists) {
+    for (const [index, container] of containers.entries()) {
+      // Plain init containers run before the pod starts; only native sidecars keep running.
+      if (field === 'initContainers' && container.restartPolicy !== 'Always') continue;
+      const values = wanted.find((entry) => entry.name === container.name);
+      if (!values) continue;
+      const patch = containerPatch(`/spec/${field}/${index}`, container, values);
+      if (!requestsWithinLimits(patch.result)) return [];
+      ops.push(...patch.ops);
+    }
+  }
+  return ops;
+}
+
+/** The AdmissionReview answer: always allowed, with the patch when there is one. */
+export function reviewResponse(uid: string, ops: readonly JsonPatchOperation[]): AdmissionReview & { response: Record<string, unknown> } {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: {
+      uid,
+      allowed: true,
+      ...(ops.length > 0 && { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') }),
+    },
+  };
+}
+
+export interface WebhookServerOptions {
+  tlsCert: string;
+  tlsKey: string;
+  port: number;
+  host?: string;
+  state: () => WebhookState;
+  logger: Logger;
+}
+
+const MAX_BODY = 3 * 1024 * 1024;
+
+/** The HTTPS server on `/mutate-pods`; any error answers allowed without a patch (fail open). */
+export async function startWebhookServer(options: WebhookServerOptions): Promise<Server> {
+  const { logger } = options;
+  const server = createServer({ cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }, (req, res) => {
+    if (req.method !== 'POST' || req.url?.split('?')[0] !== WEBHOOK_PATH) {
+      res.writeHead(404).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      let uid = '';
+      let ops: JsonPatchOperation[] = [];
+      try {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdmissionReview;
+        uid = review.request?.uid ?? '';
+        if (size > MAX_BODY) throw new Error(`admission review larger than ${MAX_BODY} bytes`);
+        ops = admit(review, options.state());
+      } catch (error) {
+        ops = [];
+        logger.warn('webhook request failed open', { uid, error: (error as Error).message });
+      }
+      const body = JSON.stringify(reviewResponse(uid, ops));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}

@@ -27,7 +27,7 @@ const HEADER = '# Written by kerf-gitops: CPU and memory of workloads whose mani
 const RESOURCE_NAMES: readonly ResourceName[] = ['cpu', 'memory'];
 
 type Resources = { requests?: Partial<Record<ResourceName, string | null>>; limits?: Partial<Record<ResourceName, string | null>> };
-type PatchContainer = { name: string; resources: Resources };
+type PatchContainer = { name: string; resources?: Resources };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,24 +60,39 @@ function containersOf(doc: unknown, field: 'containers' | 'initContainers'): Pat
   const spec = isRecord(doc) && isRecord(doc['spec']) && isRecord(doc['spec']['template']) ? doc['spec']['template']['spec'] : undefined;
   const list = isRecord(spec) ? spec[field] : undefined;
   return Array.isArray(list)
-    ? list.flatMap((c) => (isRecord(c) && typeof c['name'] === 'string' ? [{ name: c['name'], resources: resourcesOf(c['resources']) }] : []))
+    ? list.flatMap((c) => {
+        if (!isRecord(c) || typeof c['name'] !== 'string') return [];
+        return c['resources'] === undefined ? [{ name: c['name'] }] : [{ name: c['name'], resources: resourcesOf(c['resources']) }];
+      })
     : [];
 }
 
-function merge(existing: PatchContainer[], updates: OverlayPatchContainer[]): PatchContainer[] {
-  const merged = existing.map((c) => ({ name: c.name, resources: { ...c.resources } }));
+/** Names of the target's containers in rendered order; see `renderOverlayPatch`. */
+export interface ContainerOrder {
+  containers: readonly string[];
+  initContainers: readonly string[];
+}
+
+function merge(existing: PatchContainer[], updates: OverlayPatchContainer[], order: readonly string[]): PatchContainer[] {
+  const merged = existing.map((c) => (c.resources === undefined ? { name: c.name } : { name: c.name, resources: { ...c.resources } }));
   for (const update of updates) {
     let container = merged.find((c) => c.name === update.name);
     if (container === undefined) {
-      container = { name: update.name, resources: {} };
+      container = { name: update.name };
       merged.push(container);
     }
     for (const group of ['requests', 'limits'] as const) {
       const values = update[group];
-      if (values !== undefined && Object.keys(values).length > 0) container.resources[group] = { ...container.resources[group], ...values };
+      if (values === undefined || Object.keys(values).length === 0) continue;
+      const resources = (container.resources ??= {});
+      resources[group] = { ...resources[group], ...values };
     }
   }
-  return merged;
+  if (merged.length === 0) return merged;
+  // kustomize's strategic merge moves the patch's list items to the front; naming every container
+  // in its rendered order (name-only where nothing changes) keeps the order as it was.
+  const ordered = order.map((name) => merged.find((c) => c.name === name) ?? { name });
+  return [...ordered, ...merged.filter((c) => !order.includes(c.name))];
 }
 
 function patchDocument(target: OverlayPatchTarget, containers: PatchContainer[], initContainers: PatchContainer[]): string {
@@ -93,14 +108,30 @@ function isTarget(doc: unknown, target: OverlayPatchTarget): boolean {
   return isRecord(doc) && doc['kind'] === target.kind && metadata?.['name'] === target.name && (metadata['namespace'] ?? undefined) === target.namespace;
 }
 
+export interface OverlayPatchOptions {
+  /** The target's containers in rendered order (from the resolution); without it, order may change. */
+  order?: ContainerOrder;
+  /** For error messages. */
+  file?: string;
+}
+
 /**
  * kerf's overlay patch with the target's containers set to the given values: updates the target's
  * document when `existingText` has one, appends a document otherwise; other documents keep their bytes.
  */
-export function renderOverlayPatch(existingText: string | undefined, target: OverlayPatchTarget, containers: OverlayPatchContainer[], file: string = KERF_PATCH_FILE): string {
+export function renderOverlayPatch(
+  existingText: string | undefined,
+  target: OverlayPatchTarget,
+  containers: OverlayPatchContainer[],
+  options: OverlayPatchOptions = {},
+): string {
   const regular = containers.filter((c) => c.init !== true);
   const init = containers.filter((c) => c.init === true);
-  if (existingText === undefined) return HEADER + patchDocument(target, merge([], regular), merge([], init));
+  const order = options.order ?? { containers: [], initContainers: [] };
+  const render = (data: unknown): string =>
+    patchDocument(target, merge(containersOf(data, 'containers'), regular, order.containers), merge(containersOf(data, 'initContainers'), init, order.initContainers));
+  if (existingText === undefined) return HEADER + render(undefined);
+  const file = options.file ?? KERF_PATCH_FILE;
   const eol = lineEnding(existingText);
   const docs = parseAllDocuments(existingText);
   const list = Array.isArray(docs) ? docs : [docs];
@@ -110,15 +141,12 @@ export function renderOverlayPatch(existingText: string | undefined, target: Ove
   }
   const existing = list.find((doc) => isTarget(doc.toJS(), target));
   if (existing?.contents?.range === undefined) {
-    const body = withLineEnding(patchDocument(target, merge([], regular), merge([], init)), eol);
     const hasDocument = list.some((doc) => doc.contents !== null);
     const separator = existingText === '' || existingText.endsWith('\n') ? '' : eol;
-    return existingText + separator + (hasDocument ? `---${eol}` : '') + body;
+    return existingText + separator + (hasDocument ? `---${eol}` : '') + withLineEnding(render(undefined), eol);
   }
-  const data = existing.toJS() as unknown;
-  const body = patchDocument(target, merge(containersOf(data, 'containers'), regular), merge(containersOf(data, 'initContainers'), init));
   const [start, , end] = existing.contents.range;
-  return existingText.slice(0, start) + withLineEnding(body, eol) + existingText.slice(end);
+  return existingText.slice(0, start) + withLineEnding(render(existing.toJS()), eol) + existingText.slice(end);
 }
 
 function lineStart(text: string, offset: number): number {

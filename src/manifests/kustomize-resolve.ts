@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { ObjectRef, ResourceField } from '../model/types.js';
 import { podSpecOf, type AppliedPatch, type KustomizeGraph, type ObjectId, type RenderedObject } from './kustomize-graph.js';
 import type { PatchEntry, PatchField } from './kustomize-kustomization.js';
-import { KERF_PATCH_FILE, type OverlayPatchTarget } from './kustomize-overlay-patch.js';
+import { KERF_PATCH_FILE, type ContainerOrder, type OverlayPatchTarget } from './kustomize-overlay-patch.js';
 
 /** A strategic-merge directive that removed or replaced the value wholesale. */
 export type Directive = 'delete' | 'replace';
@@ -19,7 +19,16 @@ export type EditDecision =
   /** Edit this document in place (with `editResources`): it feeds only the target's rendering. */
   | { kind: 'edit-file'; file: string; document: number; documentKind: string; documentName: string; reason: string }
   /** Write the value into kerf's strategic-merge patch in the target's root, listed in its kustomization. */
-  | { kind: 'overlay-patch'; dir: string; file: typeof KERF_PATCH_FILE; kustomization: string; target: OverlayPatchTarget; reason: string }
+  | {
+      kind: 'overlay-patch';
+      dir: string;
+      file: typeof KERF_PATCH_FILE;
+      kustomization: string;
+      target: OverlayPatchTarget;
+      /** Pass to `renderOverlayPatch` so the patch keeps the containers' order. */
+      order: ContainerOrder;
+      reason: string;
+    }
   | { kind: 'unsupported'; reason: string };
 
 export type Resolution =
@@ -164,6 +173,7 @@ function decide(graph: KustomizeGraph, root: string, object: RenderedObject, las
     file: KERF_PATCH_FILE,
     kustomization: kustomization.file,
     target: overlayTarget(object.rootPatchId ?? object.id),
+    order: { containers: [...object.containers], initContainers: [...object.initContainers] },
     reason: `${field} comes from ${describe(source)}, which kerf does not edit for this target alone`,
   };
   const candidate = last === undefined ? (object.origin.generated ? undefined : object.origin) : last.candidate;

@@ -160,11 +160,11 @@ function stringField(
 function compileRecurring(fields: Record<string, unknown>, index: number, problems: Problems): RecurringWindow | undefined {
   const schedule = stringField(fields, 'schedule', 'InvalidSchedule', '"0 2 * * 6"', problems);
   const cron = schedule === undefined ? undefined : compileSchedule(schedule, problems);
-  const timeZone = compileTimeZone(fields, problems);
+  const zone = compileZone(fields, problems);
   const duration = stringField(fields, 'duration', 'InvalidDuration', '"2h"', problems);
   const durationMs = duration === undefined ? undefined : compileDuration(duration, problems);
-  if (schedule === undefined || cron === undefined || timeZone === undefined || durationMs === undefined) return undefined;
-  return { kind: 'recurring', index, schedule, timeZone, durationMs, zone: IANAZone.create(timeZone), fields: cron };
+  if (schedule === undefined || cron === undefined || zone === undefined || durationMs === undefined) return undefined;
+  return { kind: 'recurring', index, schedule, timeZone: zone.name, durationMs, zone, fields: cron };
 }
 
 function compileSchedule(schedule: string, problems: Problems): CronFieldCollection | undefined {
@@ -190,10 +190,15 @@ function compileSchedule(schedule: string, problems: Problems): CronFieldCollect
   }
 }
 
-function compileTimeZone(fields: Record<string, unknown>, problems: Problems): string | undefined {
-  if (fields.timeZone === undefined || fields.timeZone === null) return 'UTC';
-  const timeZone = stringField(fields, 'timeZone', 'InvalidTimeZone', '"Europe/Berlin"', problems);
-  if (timeZone === undefined || IANAZone.isValidZone(timeZone)) return timeZone;
+function compileZone(fields: Record<string, unknown>, problems: Problems): IANAZone | undefined {
+  const timeZone =
+    fields.timeZone === undefined || fields.timeZone === null
+      ? 'UTC'
+      : stringField(fields, 'timeZone', 'InvalidTimeZone', '"Europe/Berlin"', problems);
+  if (timeZone === undefined) return undefined;
+  // IANAZone.create caches per name, so the costly check (a new Intl.DateTimeFormat) runs once per zone.
+  const zone = IANAZone.create(timeZone);
+  if (zone.isValid) return zone;
   const detail = `${JSON.stringify(timeZone)} is not an IANA time zone, e.g. "Europe/Berlin" or "UTC"`;
   problems.add('InvalidTimeZone', 'timeZone', detail);
   return undefined;

@@ -263,7 +263,7 @@ export function isOpen(window: CompiledWindow, now: Date): boolean {
 /** The earliest opening strictly after `now`; null when the window never opens again. */
 export function nextOpening(window: CompiledWindow, now: Date): Date | null {
   const nowMs = now.getTime();
-  if (window.kind === 'one-off') return window.start.getTime() > nowMs ? window.start : null;
+  if (window.kind === 'one-off') return window.start.getTime() > nowMs ? new Date(window.start) : null;
   // Wall times at or before now's never map to an instant after now; later ones may still map to
   // one at or before it, in the hour a fall-back repeats.
   const cron = cronFrom(window, toWallTime(window.zone, nowMs));

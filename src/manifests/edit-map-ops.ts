@@ -131,7 +131,8 @@ function replaceWithBlock(ctx: OpContext, pair: Pair, valueEnd: number, lines: s
   const colon = colonAfter(ctx.text, rangeOf(pair.key)[1]);
   if (colon === -1) ctx.unsupported('a key without a `:` cannot be given a mapping');
   const drop: Splice[] = valueEnd > colon + 1 ? [{ start: colon + 1, end: valueEnd, text: '' }] : [];
-  return [...drop, insertLinesAfter(ctx.text, colon, lines, ctx.eol)];
+  // After the value's line, not the key's: Helm writes `resources:` and `{}` on separate lines.
+  return [...drop, insertLinesAfter(ctx.text, Math.max(colon, valueEnd), lines, ctx.eol)];
 }
 
 function fillEmptyFlow(ctx: OpContext, map: YAMLMap, entry: NewEntry, keyStyle: QuoteStyle): Splice[] {

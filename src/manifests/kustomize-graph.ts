@@ -124,7 +124,7 @@ function stringMap(value: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
@@ -192,7 +192,7 @@ function matchesLabelSelector(selector: string, labels: Record<string, string>):
 }
 
 /** kustomize's `Select`: original or current namespace and name, regex-anchored; empty fields match all. */
-export function selectorMatches(selector: PatchSelector, object: RenderedObject): boolean {
+function selectorMatches(selector: PatchSelector, object: RenderedObject): boolean {
   const original = object.previousIds[0] ?? object.id;
   const { group, version } = splitApiVersion(object.id.apiVersion);
   if (selector.group !== undefined && selector.group !== group) return false;
@@ -353,16 +353,17 @@ class GraphBuilder {
     acc.probes.push({ file: patch.file ?? patch.kustomization, namespace: undefined, namePrefix: '', nameSuffix: '' });
     const { content } = patch;
     const where = `${patch.kustomization}: ${patch.field}[${patch.index}]`;
+    const { target } = patch;
     if (content.type !== 'strategic-merge') {
       // Without a target (legacy entries always have one) kustomize cannot place a JSON6902 patch.
-      const selected = patch.target === undefined ? [] : acc.objects.filter((o) => selectorMatches(patch.target as PatchSelector, o));
+      const selected = target === undefined ? [] : acc.objects.filter((o) => selectorMatches(target, o));
       for (const object of selected) record(object, patch, 0);
       return;
     }
     content.documents.forEach((doc, document) => {
       let selected: RenderedObject[];
-      if (patch.target !== undefined) {
-        selected = acc.objects.filter((o) => selectorMatches(patch.target as PatchSelector, o));
+      if (target !== undefined) {
+        selected = acc.objects.filter((o) => selectorMatches(target, o));
       } else {
         const id = patchIdOf(doc);
         selected = id === undefined ? [] : acc.objects.filter((o) => [...o.previousIds, o.id].some((known) => sameId(known, id)));

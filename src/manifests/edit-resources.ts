@@ -63,18 +63,18 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
   for (const edit of edits) {
     if (edit.to !== null) quantity(edit.to, { file, object, container: edit.container, field: edit.field });
   }
-  refuseRequestAboveLimit(before[target.document], edits, { file, object });
+  const effective = checkEdits(before[target.document], edits, { file, object });
 
   const [start, , end] = doc.range;
   const eol = detectEol(text);
   // New values copy the quoting the file had, not quoting an earlier edit of this call chose.
   const styles = new Map<string, QuoteStyle>();
-  for (const edit of edits) {
+  for (const edit of effective) {
     const subject = { file, object, container: edit.container };
     if (!styles.has(edit.container)) styles.set(edit.container, newValueStyle(locateContainer(doc, edit.container, subject).container));
   }
   let slice = text.slice(start, end);
-  for (const edit of edits) {
+  for (const edit of effective) {
     const style = styles.get(edit.container) ?? 'PLAIN';
     slice = applyEdit(slice, edit, { subject: { file, object, container: edit.container, field: edit.field }, eol, style });
   }
@@ -85,13 +85,23 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
   return edited;
 }
 
-function refuseRequestAboveLimit(document: unknown, edits: readonly ResourceEdit[], subject: EditErrorSubject): void {
+/**
+ * Follows the edits on the document's plain values: refuses an unknown container or a request
+ * left above its limit, and drops removals of fields that are absent by then (so an aliased
+ * mapping is not copied for nothing). Returns the edits that change something.
+ */
+function checkEdits(document: unknown, edits: readonly ResourceEdit[], subject: EditErrorSubject): ResourceEdit[] {
+  const effective: ResourceEdit[] = [];
   for (const containerName of new Set(edits.map((edit) => edit.container))) {
     const found = findContainerJs(document, containerName);
     if (!found) throw new EditError('ContainerNotFound', { ...subject, container: containerName }, 'has no such container or init container in spec.template.spec');
     const container = cloneTree(found);
     const own = edits.filter((edit) => edit.container === containerName);
-    applyChangesJs(container, own);
+    for (const edit of own) {
+      if (edit.to === null && readField(container, edit.field) === undefined) continue;
+      applyChangesJs(container, [edit]);
+      effective.push(edit);
+    }
     for (const resource of new Set(own.map((edit) => splitField(edit.field)[1]))) {
       const request = readField(container, `requests.${resource}`);
       const limit = readField(container, `limits.${resource}`);
@@ -103,6 +113,7 @@ function refuseRequestAboveLimit(document: unknown, edits: readonly ResourceEdit
       }
     }
   }
+  return effective;
 }
 
 function quantity(value: string, subject: EditErrorSubject): ReturnType<typeof parseQuantity> {
@@ -177,7 +188,7 @@ function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, eo
       const anchored = value.resolve(doc);
       if (!isMap(anchored)) throw fail('UnsupportedNode', `${key} is an alias of something other than a mapping`);
       if (hasNestedAnchors(anchored)) throw fail('SharedAnchor', `${key} is alias *${value.source} whose mapping holds anchors or aliases of its own; copying it would re-bind them`);
-      ctx.step = detectIndentStep(text, [container, doc.contents as Node]);
+      ctx.step = detectIndentStep(text, [container, doc.contents]);
       return { splices: expandAlias(ctx, pair, map, anchored), again: true };
     }
     if (!isMap(value)) throw fail('UnsupportedNode', `${key} is not a mapping`);
@@ -186,7 +197,7 @@ function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, eo
     map = value;
   }
   const resourcesMap = findPair(container, 'resources')?.value;
-  ctx.step = detectIndentStep(text, [isMap(resourcesMap) ? resourcesMap : undefined, container, doc.contents as Node]);
+  ctx.step = detectIndentStep(text, [isMap(resourcesMap) ? resourcesMap : undefined, container, doc.contents]);
   ctx.keyStyle = quoteStyleOf(container.items[0]?.key) ?? 'PLAIN';
   const leaf = missing ? undefined : findPair(map, resource);
   if (leaf) guard(leaf.value, edit.field);
@@ -209,9 +220,9 @@ function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, eo
   }
   const leafEntry: NewEntry = { key: resource, value: renderScalar(edit.to, style) };
   if (!missing) return { splices: insertIntoMap(ctx, map, leafEntry), again: false };
-  const entry: NewEntry = missing.key === 'resources' ? { key: 'resources', value: { key: group, value: leafEntry } } : { key: group, value: leafEntry };
-  if (missing.pair) return { splices: fillEmpty(ctx, missing.pair, missing.at, entry.value as NewEntry), again: false };
-  return { splices: insertIntoMap(ctx, missing.at, entry), again: false };
+  const content = missing.key === 'resources' ? { key: group, value: leafEntry } : leafEntry;
+  if (missing.pair) return { splices: fillEmpty(ctx, missing.pair, missing.at, content), again: false };
+  return { splices: insertIntoMap(ctx, missing.at, { key: missing.key, value: content }), again: false };
 }
 
 /** The container mapping and every node from the document root down to it (for anchor checks). */

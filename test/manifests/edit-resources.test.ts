@@ -116,6 +116,20 @@ describe('editResources values', () => {
     expect(editResources(text, WEB, edits, 'web.yaml')).toBe(text);
   });
 
+  it('N4: removing an absent limit from a container whose resources is an alias copies nothing', () => {
+    const text = deployment(['        resources: &r {requests: {cpu: 1}}', '      - name: b', '        resources: *r']).replace('name: app', 'name: a').replace('name: b', 'name: app');
+    expect(editResources(text, WEB, [{ container: 'app', field: 'limits.cpu', to: null }], 'web.yaml')).toBe(text);
+  });
+
+  it('N4: a field set and then removed in one call ends up absent', () => {
+    const text = deployment(['        resources:', '          requests: {cpu: 1}']);
+    const edits: ResourceEdit[] = [
+      { container: 'app', field: 'limits.memory', to: '1Gi' },
+      { container: 'app', field: 'limits.memory', to: null },
+    ];
+    expect(editResources(text, WEB, edits, 'web.yaml')).toBe(text);
+  });
+
   it('a later edit of the same field wins', () => {
     const text = deployment(['        resources:', '          requests: {cpu: 1}']);
     const edits: ResourceEdit[] = [

@@ -16,6 +16,7 @@ import type { NodeFacts } from '../rules/decide.js';
 import { parseDuration } from '../rules/duration.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { configuredStrategy, hasStickyFallback } from '../rules/strategy.js';
+import type { ContainerResize } from '../cluster/cluster-port.js';
 import type { Pod } from '../cluster/objects.js';
 import { containerSpecs } from './live-workload.js';
 import type { EventNote, StatusUpdate } from './outcome.js';
@@ -49,12 +50,6 @@ export interface ResizeInput {
   now: Date;
 }
 
-export interface ContainerResize {
-  name: string;
-  requests: Partial<Record<'cpu' | 'memory', string>>;
-  limits: Partial<Record<'cpu' | 'memory', string>>;
-}
-
 export interface ResizePlan {
   status?: StatusUpdate;
   events: EventNote[];
@@ -80,10 +75,11 @@ function asRunBy(workload: Workload, pod: Pod): Workload {
   return { ...workload, containers: containerSpecs(pod.spec) };
 }
 
-function resizeOf(changes: readonly Change[]): ContainerResize[] {
+function resizeOf(runBy: Workload, changes: readonly Change[]): ContainerResize[] {
   const byName = new Map<string, ContainerResize>();
   for (const change of changes) {
-    const entry = byName.get(change.container) ?? { name: change.container, requests: {}, limits: {} };
+    const init = runBy.containers.find((c) => c.name === change.container)?.init ?? false;
+    const entry = byName.get(change.container) ?? { name: change.container, ...(init && { init }), requests: {}, limits: {} };
     const [group, resource] = change.field.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
     if (change.to !== null) entry[group][resource] = change.to;
     byName.set(change.container, entry);
@@ -221,7 +217,7 @@ export function planResize(input: ResizeInput): ResizePlan | undefined {
   return {
     status: { ...base, phase: 'Resizing', strategy: 'in-place', reason: null, observedGeneration: input.generation },
     events,
-    resize: { pod: next.pod.metadata.name, containers: resizeOf(next.changes) },
+    resize: { pod: next.pod.metadata.name, containers: resizeOf(asRunBy(workload, next.pod), next.changes) },
     memory,
   };
 }

@@ -1,0 +1,126 @@
+// Informers (client-node's list+watch caches) over everything the helper reads. Lists are fetched
+// as raw JSON, like the watch events, because client-node's typed lists turn times into Dates and
+// drop fields their models do not know.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { RequestOptions } from 'node:https';
+import { makeInformer } from '@kubernetes/client-node';
+import type { Informer, KubeConfig, KubernetesListObject, KubernetesObject, ObjectCache } from '@kubernetes/client-node';
+import { ClusterError } from './cluster-port.js';
+import type { KubeObject, Node, Pod } from './objects.js';
+
+export interface ClusterSnapshot {
+  recommendations: KubeObject[];
+  policies: KubeObject[];
+  pods: Pod[];
+  nodes: Node[];
+  deployments: KubeObject[];
+  statefulSets: KubeObject[];
+  daemonSets: KubeObject[];
+  replicaSets: KubeObject[];
+  pdbs: KubeObject[];
+  hpas: KubeObject[];
+}
+
+export interface ClusterWatch {
+  /** Lists and watches everything; `onChange` runs after every add, update or delete. */
+  start(onChange: () => void): Promise<void>;
+  stop(): Promise<void>;
+  snapshot(): ClusterSnapshot;
+}
+
+const PATHS: Record<keyof ClusterSnapshot, string> = {
+  recommendations: '/apis/kerf.getkerf.dev/v1alpha1/rightsizingrecommendations',
+  policies: '/apis/kerf.getkerf.dev/v1alpha1/rightsizingpolicies',
+  pods: '/api/v1/pods',
+  nodes: '/api/v1/nodes',
+  deployments: '/apis/apps/v1/deployments',
+  statefulSets: '/apis/apps/v1/statefulsets',
+  daemonSets: '/apis/apps/v1/daemonsets',
+  replicaSets: '/apis/apps/v1/replicasets',
+  pdbs: '/apis/policy/v1/poddisruptionbudgets',
+  hpas: '/apis/autoscaling/v2/horizontalpodautoscalers',
+};
+
+/** GET of an API path as JSON, with the kubeconfig's credentials and TLS settings. */
+export async function getJson<T>(kubeConfig: KubeConfig, path: string): Promise<T> {
+  const server = kubeConfig.getCurrentCluster()?.server;
+  if (!server) throw new ClusterError('Failed', 'the kubeconfig has no current cluster');
+  const url = new URL(path, server);
+  const options: RequestOptions = { method: 'GET', headers: { accept: 'application/json' } };
+  await kubeConfig.applyToHTTPSOptions(options);
+  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise<T>((resolve, reject) => {
+    const req = send(url, options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 0) >= 300) {
+          reject(new ClusterError(res.statusCode === 404 ? 'NotFound' : 'Failed', `GET ${path}: ${res.statusCode} ${text.slice(0, 200)}`, res.statusCode));
+          return;
+        }
+        try {
+          resolve(JSON.parse(text) as T);
+        } catch (error) {
+          reject(new ClusterError('Failed', `GET ${path}: not JSON`, res.statusCode, { cause: error }));
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (error) => reject(new ClusterError('Failed', `GET ${path}: ${error.message}`, undefined, { cause: error })));
+    req.end();
+  });
+}
+
+export function kubeClusterWatch(kubeConfig: KubeConfig, options: { restartDelayMs?: number; onError?: (resource: string, error: unknown) => void } = {}): ClusterWatch {
+  const restartDelay = options.restartDelayMs ?? 1000;
+  const informers = new Map<keyof ClusterSnapshot, Informer<KubernetesObject> & ObjectCache<KubernetesObject>>();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+
+  return {
+    async start(onChange) {
+      stopped = false;
+      for (const [resource, path] of Object.entries(PATHS) as [keyof ClusterSnapshot, string][]) {
+        const informer = makeInformer(kubeConfig, path, () => getJson<KubernetesListObject<KubernetesObject>>(kubeConfig, path));
+        informer.on('add', onChange);
+        informer.on('update', onChange);
+        informer.on('delete', onChange);
+        // client-node stops an informer on a watch error; start it again (a relist when the version expired).
+        informer.on('error', (error) => {
+          options.onError?.(resource, error);
+          if (stopped) return;
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            if (!stopped) informer.start().catch((cause) => options.onError?.(resource, cause));
+          }, restartDelay);
+          timers.add(timer);
+        });
+        informers.set(resource, informer);
+      }
+      await Promise.all([...informers.values()].map((informer) => informer.start()));
+    },
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.all([...informers.values()].map((informer) => informer.stop()));
+    },
+    snapshot() {
+      const list = <T>(resource: keyof ClusterSnapshot) => (informers.get(resource)?.list() ?? []) as unknown as T[];
+      return {
+        recommendations: list('recommendations'),
+        policies: list('policies'),
+        pods: list<Pod>('pods'),
+        nodes: list<Node>('nodes'),
+        deployments: list('deployments'),
+        statefulSets: list('statefulSets'),
+        daemonSets: list('daemonSets'),
+        replicaSets: list('replicaSets'),
+        pdbs: list('pdbs'),
+        hpas: list('hpas'),
+      };
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployment, pod } from './builders.js';
 import { failure } from './expect-status.js';
@@ -46,7 +46,7 @@ describe('CRUD over the wire with client-node', () => {
   });
 
   it('answers 409 Conflict to an update carrying a stale resourceVersion', async () => {
-    const created = await apps.createNamespacedDeployment({ namespace: 'crud', body: deployment('stale', { namespace: 'crud' }) });
+    const created = await apps.createNamespacedDeployment({ namespace: 'crud', body: deployment('stale', { namespace: 'crud' }) as V1Deployment });
     const first = structuredClone(created);
     first.spec!.replicas = 2;
     await apps.replaceNamespacedDeployment({ name: 'stale', namespace: 'crud', body: first });
@@ -61,7 +61,7 @@ describe('CRUD over the wire with client-node', () => {
   });
 
   it('bumps metadata.generation on spec changes only, keeps status out of spec writes and defaults the rollout strategy', async () => {
-    const created = await apps.createNamespacedDeployment({ namespace: 'crud', body: deployment('gen', { namespace: 'crud' }) });
+    const created = await apps.createNamespacedDeployment({ namespace: 'crud', body: deployment('gen', { namespace: 'crud' }) as V1Deployment });
     expect(created.metadata?.generation).toBe(1);
     expect(created.spec?.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } });
     created.metadata!.labels = { app: 'gen', changed: 'labels' };
@@ -87,7 +87,7 @@ describe('CRUD over the wire with client-node', () => {
   });
 
   it('lists with equality, set-based and field selectors, and pages with limit/continue', async () => {
-    const labels = [
+    const labels: Record<string, string>[] = [
       { app: 'shop', tier: 'web' },
       { app: 'shop', tier: 'db' },
       { app: 'blog', tier: 'web' },

@@ -1,5 +1,5 @@
 import { AppsV1Api, CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1PodDisruptionBudget, V1StatefulSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pod, podDisruptionBudget, statefulSet } from './builders.js';
 import { PDB_VIOLATION } from './eviction.js';
@@ -38,7 +38,7 @@ describe('pods/eviction with PodDisruptionBudgets', () => {
   ])('%s (%j) → %i', async (_case, budget, code) => {
     const namespace = `pdb-${code}-${Object.values(budget)[0]}`.replace('%', 'pct').toLowerCase();
     await replicas(namespace, 2, { app: 'guarded' });
-    await api.kubeConfig().makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace, body: podDisruptionBudget('guard', { app: 'guarded' }, budget, namespace) });
+    await api.kubeConfig().makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace, body: podDisruptionBudget('guard', { app: 'guarded' }, budget, namespace) as V1PodDisruptionBudget });
     if (code === 201) {
       await evict('p0', namespace);
       expect((await core.listNamespacedPod({ namespace })).items.map((item) => item.metadata?.name)).toEqual(['p1']);
@@ -71,7 +71,7 @@ describe('StatefulSet controller simulation', () => {
   it('creates ordinal pods with the update revision and re-creates an evicted OnDelete pod at the new revision', async () => {
     const apps = api.kubeConfig().makeApiClient(AppsV1Api);
     await core.createNamespace({ body: { metadata: { name: 'sts' } } });
-    await apps.createNamespacedStatefulSet({ namespace: 'sts', body: statefulSet('db', { namespace: 'sts', replicas: 2, onDelete: true }) });
+    await apps.createNamespacedStatefulSet({ namespace: 'sts', body: statefulSet('db', { namespace: 'sts', replicas: 2, onDelete: true }) as V1StatefulSet });
     await api.store.reconcileWorkloads();
     const first = await apps.readNamespacedStatefulSet({ name: 'db', namespace: 'sts' });
     const original = first.status?.updateRevision;

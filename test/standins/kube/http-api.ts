@@ -7,6 +7,7 @@ import type { Cluster } from './cluster.js';
 import { patchTypeOf } from './cluster.js';
 import { apiGroup, apiGroupList, coreVersions, resourceList, SERVER_VERSION } from './discovery.js';
 import type { KubeObject, StoredEvent } from './object-store.js';
+import { openApiGroupVersion, openApiIndex } from './openapi-documents.js';
 import { apiVersionOf, resourceKey } from './resources.js';
 import type { ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -93,6 +94,12 @@ export class HttpApi {
   private discovery(segments: string[], host: string): unknown {
     const [first, second, third] = segments;
     if (segments.length === 1 && first === 'version') return SERVER_VERSION;
+    if (first === 'openapi' && second === 'v3') {
+      if (segments.length === 2) return openApiIndex(this.cluster.registry);
+      const [, , root, ...groupVersion] = segments;
+      const [group, version] = root === 'api' ? ['', groupVersion[0]] : [groupVersion[0], groupVersion[1]];
+      return openApiGroupVersion(this.cluster.registry, group ?? '', version ?? '');
+    }
     if (segments.length === 1 && ['healthz', 'readyz', 'livez'].includes(first ?? '')) return 'ok';
     if (segments.length === 1 && first === 'api') return coreVersions(host);
     if (segments.length === 2 && first === 'api' && second === 'v1') return resourceList(this.cluster.registry, '', 'v1');

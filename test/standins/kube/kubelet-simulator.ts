@@ -298,6 +298,16 @@ export class NodeSimulators {
     return [...this.nodes.values()];
   }
 
+  /**
+   * Schedules and starts a pod that was stored directly (store.put skips the API, so nothing
+   * started it); pods created through the API start on their own.
+   */
+  startPod(namespace: string, name: string): void {
+    const pod = this.cluster.store.get('/pods', namespace, name);
+    if (!pod) throw new Error(`no pod ${namespace}/${name}`);
+    this.schedule(pod as Pod);
+  }
+
   /** One sync of every kubelet; returns whether any pod status changed. */
   tick(): boolean {
     let changed = false;

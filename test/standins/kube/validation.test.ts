@@ -24,7 +24,7 @@ describe('validation of built-in kinds (kubernetes-models schemas and apiserver 
   afterAll(async () => api.close());
 
   it.each([
-    ['a container without a name', (object: V1Deployment) => delete object.spec!.template.spec!.containers[0]!.name, 'spec.template.spec.containers[0]'],
+    ['a container without a name', (object: V1Deployment) => delete (object.spec!.template.spec!.containers[0] as { name?: string }).name, 'spec.template.spec.containers[0]'],
     ['replicas as a string', (object: V1Deployment) => ((object.spec as unknown as Record<string, unknown>).replicas = 'three'), 'spec.replicas'],
     ['a selector that misses the template labels', (object: V1Deployment) => (object.spec!.selector = { matchLabels: { app: 'other' } }), 'spec.template.metadata.labels'],
     ['an invalid name', (object: V1Deployment) => (object.metadata!.name = 'Not_Valid'), 'metadata.name'],
@@ -79,7 +79,7 @@ describe('validation of kerf custom resources by their CRD schema', () => {
     expect(status).toMatchObject({ code: 422, reason: 'Invalid', details: { group: 'kerf.getkerf.dev', kind: 'RightsizingPolicy', causes: [{ field, message }] } });
   });
 
-  it.skipIf(!hasCrdTemplates)('loads the CRDs of templates/crds and enforces their maxItems of 16 windows (skipped: no templates/crds/*.yaml yet)', async () => {
+  it.skipIf(!hasCrdTemplates)('loads the CRDs of templates/crds and enforces their maxItems of 16 windows [needs templates/crds/*.yaml]', async () => {
     const fromTemplates = await startKubeApi();
     try {
       const client = fromTemplates.kubeConfig().makeApiClient(CustomObjectsApi);

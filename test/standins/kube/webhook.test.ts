@@ -17,7 +17,7 @@ interface Review {
 
 type Behaviour = 'patch' | 'deny' | 'hang';
 
-describe.skipIf(!hasOpenssl())('mutating admission webhooks (skipped: openssl is needed to make the webhook certificate)', () => {
+describe.skipIf(!hasOpenssl())('mutating admission webhooks [needs openssl for the webhook certificate]', () => {
   let api: KubeApi;
   let core: CoreV1Api;
   let certificate: TestCertificate;

@@ -65,7 +65,10 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
   }
   const effective = checkEdits(before[target.document], edits, { file, object });
 
-  const [start, , end] = doc.range;
+  // The slice edited and re-parsed on its own starts where the previous document ends, so the
+  // directives (`%TAG`) of this document come along.
+  const start = docs[target.document - 1]?.range[2] ?? 0;
+  const end = doc.range[2];
   const eol = detectEol(text);
   // New values copy the quoting the file had, not quoting an earlier edit of this call chose.
   const styles = new Map<string, QuoteStyle>();

@@ -130,6 +130,12 @@ describe('editResources values', () => {
     expect(editResources(text, WEB, edits, 'web.yaml')).toBe(text);
   });
 
+  it('a later document with its own %TAG directive is edited with the directive in force', () => {
+    const text = `kind: ConfigMap\n...\n%TAG !k! tag:kerf.getkerf.dev,2026:\n---\n${deployment(['        image: !k!image x'])}`;
+    const edited = editResources(text, { ...WEB, document: 1 }, [{ container: 'app', field: 'limits.cpu', to: '2' }], 'web.yaml');
+    expect(edited).toBe(`${text}        resources:\n          limits:\n            cpu: 2\n`);
+  });
+
   it('a later edit of the same field wins', () => {
     const text = deployment(['        resources:', '          requests: {cpu: 1}']);
     const edits: ResourceEdit[] = [

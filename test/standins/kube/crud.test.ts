@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api } from '@kubernetes/client-node';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployment, pod } from './builders.js';
@@ -149,5 +149,32 @@ describe('CRUD over the wire with client-node', () => {
     ]));
     const kerf = (await (await fetch(`${api.url}/apis/kerf.getkerf.dev/v1alpha1`)).json()) as { resources: { name: string }[] };
     expect(kerf.resources.map((resource) => resource.name)).toEqual(expect.arrayContaining(['rightsizingrecommendations', 'rightsizingrecommendations/status', 'rightsizingpolicies']));
+  });
+
+  it('serves Leases with optimistic concurrency, as leader election needs, and events.k8s.io Events', async () => {
+    const leases = api.kubeConfig().makeApiClient(CoordinationV1Api);
+    const lease = await leases.createNamespacedLease({ namespace: 'crud', body: { metadata: { name: 'kerf-helper' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } } });
+    const taken = await leases.replaceNamespacedLease({ name: 'kerf-helper', namespace: 'crud', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'b' } } });
+    expect(taken.spec?.holderIdentity).toBe('b');
+    expect((await failure(leases.replaceNamespacedLease({ name: 'kerf-helper', namespace: 'crud', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'c' } } }))).reason).toBe('Conflict');
+
+    const events = api.kubeConfig().makeApiClient(EventsV1Api);
+    await events.createNamespacedEvent({ namespace: 'crud', body: { metadata: { generateName: 'cart-' }, eventTime: new Date(), action: 'Fallback', reason: 'Fallback', reportingController: 'kerf-gitops', reportingInstance: 'helper-0', type: 'Normal', regarding: { kind: 'Deployment', name: 'cart', namespace: 'crud' } } });
+    const listed = await events.listNamespacedEvent({ namespace: 'crud', fieldSelector: 'regarding.name=cart' });
+    expect(listed.items.map((event) => [event.action, event.metadata?.name?.startsWith('cart-')])).toEqual([['Fallback', true]]);
+  });
+});
+
+describe('options', () => {
+  it('stamps times from the injected clock', async () => {
+    const fixed = await startKubeApi({ clock: () => new Date('2026-12-02T10:00:00.000Z') });
+    try {
+      fixed.nodes.addNode({ name: 'n', capacity: { cpu: '1', memory: '1Gi' } });
+      const created = await fixed.kubeConfig().makeApiClient(CoreV1Api).createNamespacedPod({ namespace: 'default', body: pod('timed') as V1Pod });
+      expect(created.metadata?.creationTimestamp?.toISOString()).toBe('2026-12-02T10:00:00.000Z');
+      expect(created.status?.conditions?.find((condition) => condition.type === 'Ready')?.lastTransitionTime?.toISOString()).toBe('2026-12-02T10:00:00.000Z');
+    } finally {
+      await fixed.close();
+    }
   });
 });

@@ -52,6 +52,8 @@ function changedResources(before: Resources | undefined, after: Resources | unde
 export class SimulatedNode {
   /** Resizes that fail while actuating, by pod `namespace/name`, with the error message. */
   private readonly resizeErrors = new Map<string, string>();
+  /** The kubelet's allocation checkpoint, by pod uid. */
+  private readonly allocations = new Map<string, Resources[]>();
 
   constructor(
     readonly spec: NodeSpec,
@@ -208,9 +210,6 @@ export class SimulatedNode {
     if (hasResizeConditions || pod.status?.observedGeneration !== generation) return this.writeConditions(pod, [], generation);
     return false;
   }
-
-  /** The kubelet's allocation checkpoint, by pod uid. */
-  private readonly allocations = new Map<string, Resources[]>();
 
   private admitResize(pod: Pod, desired: Resources[], allocated: Resources[]): { reason: 'Infeasible' | 'Deferred'; message: string } | undefined {
     const changes = new Set(desired.flatMap((resources, index) => changedResources(allocated[index], resources)));

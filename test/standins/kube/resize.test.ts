@@ -143,4 +143,17 @@ describe('pods/resize and the kubelet simulator', () => {
     const patched = await core.patchNamespacedPodResize({ name: 'json', namespace: 'default', body: [{ op: 'replace', path: '/spec/containers/0/resources/requests/cpu', value: '750m' }] });
     expect(patched.spec?.containers[0]?.resources?.requests?.cpu).toBe('750m');
   });
+
+  it('progresses resizes on its own with kubeletIntervalMs', async () => {
+    const ticking = await startKubeApi({ kubeletIntervalMs: 10 });
+    try {
+      ticking.nodes.addNode({ name: 'auto', capacity: { cpu: '2', memory: '2Gi' } });
+      const client = ticking.kubeConfig().makeApiClient(CoreV1Api);
+      await client.createNamespacedPod({ namespace: 'default', body: pod('auto') as V1Pod });
+      await client.patchNamespacedPodResize({ name: 'auto', namespace: 'default', body: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '200m' } } }] } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
+      await expect.poll(async () => (await client.readNamespacedPod({ name: 'auto', namespace: 'default' })).status?.containerStatuses?.[0]?.resources?.requests?.cpu).toBe('200m');
+    } finally {
+      await ticking.close();
+    }
+  });
 });

@@ -60,6 +60,8 @@ export interface LeaderElectorOptions {
   retryPeriodMs?: number;
   now: () => Date;
   logger: Logger;
+  /** Told when this replica starts or stops leading. */
+  onChange?: (leads: boolean) => void;
 }
 
 export class LeaderElector {
@@ -102,7 +104,10 @@ export class LeaderElector {
       else logger.warn('lease round failed', { lease: `${namespace}/${name}`, error: (error as Error).message });
     }
     const leads = this.isLeader();
-    if (leads !== wasLeader) logger.info(leads ? 'became leader' : 'lost leadership', { lease: `${namespace}/${name}`, identity });
+    if (leads !== wasLeader) {
+      logger.info(leads ? 'became leader' : 'lost leadership', { lease: `${namespace}/${name}`, identity });
+      this.options.onChange?.(leads);
+    }
     return leads;
   }
 

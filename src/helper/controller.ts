@@ -1,0 +1,258 @@
+// The helper's controller loop: informers feed a pass over every recommendation whenever something
+// changes (and on a resync timer, for time-based rules: F2, OD2 settle, windows). Only the Lease
+// holder writes. Each pass is the pure plans (resize-plan, on-delete) executed through ClusterPort.
+import type { KerfConfig, Strategy } from '../model/types.js';
+import { selectPolicy } from '../rules/policy-match.js';
+import { configuredStrategy } from '../rules/strategy.js';
+import { ClusterError } from '../cluster/cluster-port.js';
+import type { ClusterPort, ObjectReference } from '../cluster/cluster-port.js';
+import type { ClusterWatch } from '../cluster/kube-watch.js';
+import type { KubeObject } from '../cluster/objects.js';
+import { keyOf } from '../cluster/objects.js';
+import { readClusterFacts } from './cluster-facts.js';
+import type { ClusterFacts } from './cluster-facts.js';
+import type { LeaderElector } from './leader-election.js';
+import { workloadFromObject } from './live-workload.js';
+import type { Logger } from './logger.js';
+import { nextEvictions } from './on-delete.js';
+import type { EventNote, StatusUpdate } from './outcome.js';
+import { statusChanges } from './outcome.js';
+import { fallbackPlan, planResize } from './resize-plan.js';
+import type { ResizeMemory, ResizePlan } from './resize-plan.js';
+import type { WebhookState } from './webhook-state.js';
+import { buildWebhookState, workloadKey } from './webhook-state.js';
+
+export interface ControllerOptions {
+  port: ClusterPort;
+  watch: ClusterWatch;
+  /** Only the holder of the Lease acts; without one (tests, a single replica) this replica always acts. */
+  elector?: Pick<LeaderElector, 'isLeader'>;
+  /** The helper's config; read on every pass so an edited ConfigMap takes effect. */
+  config: () => KerfConfig;
+  /** Name of this helper's pod, the Events' reportingInstance. */
+  identity: string;
+  now: () => Date;
+  logger: Logger;
+  /** Pass at least this often, for time-based rules; default 5 s. */
+  resyncMs?: number;
+}
+
+type Recommendation = ClusterFacts['recommendations'][number];
+
+/** A status just written, laid over the cache until the cache shows the write (or anything newer). */
+interface WrittenStatus {
+  staleVersion: string | undefined;
+  status: StatusUpdate;
+}
+
+export class Controller {
+  private readonly memory = new Map<string, ResizeMemory>();
+  private readonly written = new Map<string, WrittenStatus>();
+  private readonly reported = new Set<string>();
+  private webhook: WebhookState | undefined;
+  private passing: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private started = false;
+
+  constructor(private readonly options: ControllerOptions) {}
+
+  async start(): Promise<void> {
+    await this.options.watch.start(() => this.changed());
+    this.started = true;
+    this.timer = setInterval(() => this.trigger(), this.options.resyncMs ?? 5000);
+    this.trigger();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    clearInterval(this.timer);
+    await this.options.watch.stop();
+    await this.passing;
+  }
+
+  /** Whether the caches have been listed (readiness). */
+  ready(): boolean {
+    return this.started;
+  }
+
+  /** The webhook's view, rebuilt after the caches change. */
+  webhookState(): WebhookState {
+    if (!this.webhook) {
+      const snapshot = this.options.watch.snapshot();
+      const facts = readClusterFacts(snapshot, this.options.config());
+      this.webhook = buildWebhookState({ recommendations: facts.recommendations, replicaSets: snapshot.replicaSets, pods: snapshot.pods });
+    }
+    return this.webhook;
+  }
+
+  private changed(): void {
+    this.webhook = undefined;
+    this.trigger();
+  }
+
+  /** Runs a pass now, or once more after the one running. */
+  trigger(): void {
+    if (!this.started) return;
+    if (this.passing) {
+      this.again = true;
+      return;
+    }
+    this.passing = this.pass()
+      .catch((error: unknown) => this.options.logger.error('pass failed', { error: (error as Error).message }))
+      .finally(() => {
+        this.passing = undefined;
+        if (this.again) {
+          this.again = false;
+          this.trigger();
+        }
+      });
+  }
+
+  /** One pass over every recommendation; resolves when its writes are done. */
+  async pass(): Promise<void> {
+    if (this.options.elector && !this.options.elector.isLeader()) return;
+    const config = this.options.config();
+    const facts = readClusterFacts(this.options.watch.snapshot(), config);
+    this.report(facts);
+    for (const recommendation of facts.recommendations) {
+      await this.reconcile(recommendation, facts, config);
+    }
+  }
+
+  private report(facts: ClusterFacts): void {
+    for (const problem of facts.problems) {
+      const key = `${problem.object}|${problem.message}`;
+      if (this.reported.has(key)) continue;
+      this.reported.add(key);
+      this.options.logger.warn('cannot read object', { object: problem.object, error: problem.message });
+    }
+  }
+
+  private async reconcile(view: Recommendation, facts: ClusterFacts, config: KerfConfig): Promise<void> {
+    const { recommendation } = view;
+    const key = keyOf(recommendation.namespace, recommendation.name);
+    const target = workloadKey(recommendation.namespace, recommendation.targetRef.kind, recommendation.targetRef.name);
+    const object = facts.workloads.get(target);
+    const workload = object && workloadFromObject(object);
+    if (!object || !workload) return;
+    const written = this.written.get(key);
+    if (written && written.staleVersion !== view.resourceVersion) this.written.delete(key);
+    const overlay = this.written.get(key)?.status;
+    const current: Recommendation = overlay
+      ? { ...view, status: { ...view.status, ...overlay }, recommendation: { ...recommendation, status: { ...recommendation.status, ...overlay } } }
+      : view;
+    const status = current.status;
+    const policies = facts.policiesByNamespace.get(recommendation.namespace) ?? [];
+    try {
+      const plan = planResize({
+        recommendation: current.recommendation,
+        generation: view.generation,
+        ...(typeof status.observedGeneration === 'number' && { observedGeneration: status.observedGeneration }),
+        workload,
+        policies,
+        config,
+        pods: facts.pods.get(target) ?? [],
+        nodes: facts.nodes,
+        pdbs: facts.pdbs,
+        hpas: facts.hpas,
+        memory: this.memory.get(key) ?? {},
+        now: this.options.now(),
+      });
+      if (plan) await this.execute(current, object, plan);
+      if (workload.ref.kind === 'StatefulSet') await this.replaceOnDelete(current, object, facts, config);
+    } catch (error) {
+      this.options.logger.warn('recommendation skipped', { recommendation: key, error: (error as Error).message, code: (error as { code?: string }).code });
+    }
+  }
+
+  private async execute(view: Recommendation, workload: KubeObject, plan: ResizePlan): Promise<void> {
+    const { recommendation } = view;
+    const key = keyOf(recommendation.namespace, recommendation.name);
+    let outcome = plan;
+    if (plan.resize) {
+      const { pod, containers } = plan.resize;
+      try {
+        const { generation } = await this.options.port.resizePod(recommendation.namespace, pod, containers);
+        outcome = { ...plan, memory: { submitted: { pod, generation } } };
+        this.options.logger.info('resize submitted', { recommendation: key, pod, generation });
+      } catch (error) {
+        if (!(error instanceof ClusterError) || error.code !== 'Invalid') throw error;
+        // F1: the API server refused the resize (a QoS class change, a forbidden removal).
+        const configured = plan.status?.configuredStrategy ?? 'in-place';
+        outcome = fallbackPlan(configured, `resize of pod ${pod} refused: ${error.message}`, pod, plan.memory);
+      }
+    }
+    this.memory.set(key, outcome.memory);
+    if (outcome.status) await this.writeStatus(view, outcome.status);
+    for (const event of outcome.events) await this.emit(workload, event);
+  }
+
+  private async replaceOnDelete(view: Recommendation, statefulSet: KubeObject, facts: ClusterFacts, config: KerfConfig): Promise<void> {
+    const { recommendation } = view;
+    const workload = workloadFromObject(statefulSet);
+    const match = workload && selectPolicy(workload, facts.policiesByNamespace.get(recommendation.namespace) ?? []);
+    if (!workload || match?.kind !== 'covered' || match.policy.mode !== 'auto-patch') return;
+    const policy = match.policy;
+    const now = this.options.now();
+    const key = workloadKey(recommendation.namespace, 'StatefulSet', statefulSet.metadata.name);
+    const plan = nextEvictions({ statefulSet, pods: facts.allPods.get(key) ?? [], policy, config, now });
+    const configured: Strategy = configuredStrategy(workload, policy);
+    const base = { strategy: (view.status.strategy as Strategy | undefined) ?? configured, configuredStrategy: configured, nextWindow: null } as const;
+    const blockedByBudget = view.status.phase === 'Blocked' && view.status.reason === 'PodDisruptionBudget';
+    if (plan.wait === 'up-to-date' && blockedByBudget) {
+      await this.writeStatus(view, { ...base, phase: 'Applied', reason: null, appliedAt: now.toISOString() });
+      return;
+    }
+    for (const pod of plan.evict) {
+      try {
+        await this.options.port.evictPod(recommendation.namespace, pod);
+        this.options.logger.info('pod evicted', { statefulSet: key, pod });
+        await this.emit(statefulSet, { action: 'Evicted', reason: 'Evicted', note: `pod ${pod} evicted to take the update revision`, pod });
+      } catch (error) {
+        if (!(error instanceof ClusterError) || error.code !== 'TooManyRequests') throw error;
+        // OD3: a PodDisruptionBudget refused it; the next pass tries again.
+        this.options.logger.info('eviction refused by a PodDisruptionBudget', { statefulSet: key, pod });
+        if (!blockedByBudget) {
+          await this.writeStatus(view, { ...base, phase: 'Blocked', reason: 'PodDisruptionBudget' });
+          await this.emit(statefulSet, { action: 'Blocked', reason: 'PodDisruptionBudget', note: `eviction of pod ${pod} refused: ${error.message}`, pod });
+        }
+        return;
+      }
+    }
+  }
+
+  private async writeStatus(view: Recommendation, status: StatusUpdate): Promise<void> {
+    if (!statusChanges(view.status, status)) return;
+    const { namespace, name } = view.recommendation;
+    await this.options.port.patchRecommendationStatus(namespace, name, { ...status });
+    this.written.set(keyOf(namespace, name), { staleVersion: view.resourceVersion, status });
+    this.options.logger.info('status written', { recommendation: keyOf(namespace, name), phase: status.phase, reason: status.reason });
+  }
+
+  private async emit(workload: KubeObject, event: EventNote): Promise<void> {
+    const namespace = workload.metadata.namespace ?? 'default';
+    const regarding: ObjectReference = {
+      apiVersion: 'apps/v1',
+      kind: workload.kind ?? '',
+      namespace,
+      name: workload.metadata.name,
+      ...(workload.metadata.uid && { uid: workload.metadata.uid }),
+    };
+    try {
+      await this.options.port.createEvent({
+        regarding,
+        ...(event.pod && { related: { apiVersion: 'v1', kind: 'Pod', namespace, name: event.pod } }),
+        action: event.action,
+        reason: event.reason,
+        note: event.note,
+        type: event.action === 'Fallback' || event.reason === 'PodDisruptionBudget' ? 'Warning' : 'Normal',
+        reportingInstance: this.options.identity,
+        eventTime: this.options.now(),
+      });
+    } catch (error) {
+      // An Event is a record for people; losing one must not stop the loop.
+      this.options.logger.warn('event not recorded', { workload: regarding.name, action: event.action, error: (error as Error).message });
+    }
+  }
+}

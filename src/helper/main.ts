@@ -1,0 +1,192 @@
+// `kerf-gitops helper`: the controller loop (leader-elected), the pod webhook (every replica) and
+// health endpoints, wired from options. The only place in the helper that reads files, the
+// environment and the clock.
+import { readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { parse as parseYaml } from 'yaml';
+import type { KerfConfig } from '../model/types.js';
+import { CONFIG_DEFAULTS, validateConfig } from '../model/validate.js';
+import { kubeClusterPort } from '../cluster/kube-cluster-port.js';
+import { kubeClusterWatch } from '../cluster/kube-watch.js';
+import { Controller } from './controller.js';
+import { LeaderElector } from './leader-election.js';
+import type { Logger } from './logger.js';
+import { startWebhookServer } from './webhook.js';
+
+export const LEASE_NAME = 'kerf-gitops-helper';
+
+export class HelperOptionsError extends Error {
+  readonly code = 'InvalidHelperOptions';
+}
+
+export class HelperConfigError extends Error {
+  readonly code = 'InvalidConfig';
+}
+
+export interface HelperOptions {
+  /** The config file (the mounted ConfigMap); re-read when it changes. */
+  config?: string;
+  webhookPort?: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Run only the controller loop (local runs, tests). */
+  noWebhook?: boolean;
+  healthPort?: number;
+  kubeConfig: KubeConfig;
+  now?: () => Date;
+  logger: Logger;
+  /** This replica's name (reportingInstance, Lease holder); default $POD_NAME, else the host name. */
+  identity?: string;
+  /** Where the Lease lives; default $POD_NAMESPACE, else kerf-system. */
+  namespace?: string;
+  leaseDurationSeconds?: number;
+  /** How often the Lease is renewed or retried; default a third of its duration. */
+  leaseRetryMs?: number;
+  /** Pass at least this often (time-based rules); default 5 s. */
+  resyncMs?: number;
+  /** Address to listen on; default all interfaces (in the pod), 127.0.0.1 in tests. */
+  host?: string;
+}
+
+export interface RunningHelper {
+  controller: Controller;
+  elector: LeaderElector;
+  webhookPort?: number;
+  healthPort?: number;
+  stop(): Promise<void>;
+}
+
+function readConfig(file: string): KerfConfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new HelperConfigError(`${file}: ${(error as Error).message}`, { cause: error });
+  }
+  const { config, errors } = validateConfig(doc, file);
+  if (errors.length > 0) throw new HelperConfigError(errors.map((e) => e.message).join('; '));
+  return config;
+}
+
+/** The config as of the file's last change; a broken edit keeps the last good config (and says so). */
+function configSource(file: string | undefined, logger: Logger): () => KerfConfig {
+  if (!file) return () => CONFIG_DEFAULTS;
+  let current = readConfig(file);
+  let seen = statSync(file).mtimeMs;
+  return () => {
+    try {
+      const mtime = statSync(file).mtimeMs;
+      if (mtime !== seen) {
+        seen = mtime;
+        current = readConfig(file);
+        logger.info('config reloaded', { file });
+      }
+    } catch (error) {
+      logger.warn('config not reloaded, keeping the last good one', { file, error: (error as Error).message });
+    }
+    return current;
+  };
+}
+
+function listen(server: Server | HttpsServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+const close = (server: Server | HttpsServer | undefined) =>
+  new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+
+/** Starts the helper; resolves once caches are listed and servers listen. */
+export async function runHelper(options: HelperOptions): Promise<RunningHelper> {
+  const { logger, kubeConfig } = options;
+  const now = options.now ?? (() => new Date());
+  if (!options.noWebhook && (options.webhookPort === undefined || !options.tlsCert || !options.tlsKey)) {
+    throw new HelperOptionsError('the webhook needs --webhook-port, --tls-cert and --tls-key (or --no-webhook)');
+  }
+  const config = configSource(options.config, logger);
+  const identity = options.identity ?? process.env.POD_NAME ?? hostname();
+  const host = options.host ?? '0.0.0.0';
+  const port = kubeClusterPort(kubeConfig);
+  const watch = kubeClusterWatch(kubeConfig, { onError: (resource, error) => logger.warn('watch failed, restarting', { resource, error: (error as Error).message }) });
+  let controller: Controller | undefined;
+  const elector = new LeaderElector({
+    port,
+    namespace: options.namespace ?? process.env.POD_NAMESPACE ?? 'kerf-system',
+    name: LEASE_NAME,
+    identity,
+    ...(options.leaseDurationSeconds !== undefined && { durationSeconds: options.leaseDurationSeconds }),
+    ...(options.leaseRetryMs !== undefined && { retryPeriodMs: options.leaseRetryMs }),
+    now,
+    logger,
+    onChange: (leads) => {
+      if (leads) controller?.trigger();
+    },
+  });
+  controller = new Controller({
+    port,
+    watch,
+    elector,
+    config,
+    identity,
+    now,
+    logger,
+    ...(options.resyncMs !== undefined && { resyncMs: options.resyncMs }),
+  });
+  const running = controller;
+  await running.start();
+  elector.start();
+
+  let webhook: HttpsServer | undefined;
+  let health: Server | undefined;
+  try {
+    if (!options.noWebhook) {
+      webhook = await startWebhookServer({
+        tlsCert: options.tlsCert as string,
+        tlsKey: options.tlsKey as string,
+        port: options.webhookPort as number,
+        host,
+        state: () => running.webhookState(),
+        logger,
+      });
+    }
+    let healthPort: number | undefined;
+    if (options.healthPort !== undefined) {
+      health = createServer((req, res) => {
+        const path = req.url?.split('?')[0];
+        if (path === '/healthz') res.writeHead(200).end('ok');
+        else if (path === '/readyz') res.writeHead(running.ready() ? 200 : 503).end(running.ready() ? 'ok' : 'caches not synced');
+        else res.writeHead(404).end();
+      });
+      healthPort = await listen(health, options.healthPort, host);
+    }
+    const webhookPort = webhook ? (webhook.address() as AddressInfo).port : undefined;
+    logger.info('helper started', { identity, webhookPort, healthPort });
+    return {
+      controller: running,
+      elector,
+      ...(webhookPort !== undefined && { webhookPort }),
+      ...(healthPort !== undefined && { healthPort }),
+      async stop() {
+        await Promise.all([close(webhook), close(health)]);
+        await elector.stop();
+        await running.stop();
+        logger.info('helper stopped', { identity });
+      },
+    };
+  } catch (error) {
+    await Promise.all([close(webhook), close(health)]);
+    await elector.stop();
+    await running.stop();
+    throw error;
+  }
+}

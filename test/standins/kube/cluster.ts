@@ -250,8 +250,8 @@ export class Cluster {
     if (body.metadata?.name && body.metadata.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
     const pod = this.get(pods, namespace, name) as Pod;
     const budgets = this.store.list('policy/poddisruptionbudgets', namespace);
-    const matching = this.store.list('/pods', namespace) as Pod[];
-    const decision = evictionDecision(pod, budgets, matching);
+    const namespacePods = this.store.list('/pods', namespace) as Pod[];
+    const decision = evictionDecision(pod, budgets, namespacePods);
     if (decision.kind === 'refused') throw decision.error;
     const deleteOptions = isObject(body.deleteOptions as Json) ? (body.deleteOptions as { preconditions?: { resourceVersion?: string; uid?: string }; dryRun?: string[] }) : {};
     this.delete(pods, namespace, name, { ...(deleteOptions.preconditions ? { preconditions: deleteOptions.preconditions } : {}), dryRun: (deleteOptions.dryRun ?? []).includes('All') });

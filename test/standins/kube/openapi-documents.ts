@@ -2,7 +2,6 @@
 // server validates fields itself (the `fieldValidation` query parameter); without them it insists
 // on downloading a full schema for client-side validation.
 import type { ResourceRegistry, ResourceType } from './resources.js';
-import { apiVersionOf } from './resources.js';
 
 function groupVersionPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
@@ -40,5 +39,5 @@ export function openApiGroupVersion(registry: ResourceRegistry, group: string, v
     paths[prefix] = { post: operation(type, 'post') };
     paths[`${prefix}/{name}`] = { put: operation(type, 'put'), patch: operation(type, 'patch') };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.34.0' }, paths, components: { schemas: {} }, 'x-kerf-stand-in': apiVersionOf({ group, version }) };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.34.0' }, paths, components: { schemas: {} } };
 }

@@ -1,0 +1,103 @@
+// PR groups: which decisions share a branch, what the branch is called, and the one change set
+// that drives its commit message, its PR title and the hash kerf reads back to know what a branch carries.
+import { createHash } from 'node:crypto';
+import type { Decision, GroupBy, ObjectRef } from '../model/types.js';
+import { workloadKey } from '../manifests/scan.js';
+import { describeChanges } from './plan-table.js';
+
+export interface PrGroup {
+  branch: string;
+  /** The decisions written to Git (`pull-request`), sorted by target. */
+  proposed: Decision[];
+  /** Changes of the group held back (`blocked`, `wait`), listed in the PR body with their reasons. */
+  heldBack: Decision[];
+}
+
+/** Decision actions whose changes belong to a PR group (proposed or held back). */
+const GROUPED_ACTIONS: ReadonlySet<Decision['action']> = new Set(['pull-request', 'blocked', 'wait']);
+
+/**
+ * `kerf/<namespace>/<kind>/<name>`, `kerf/<namespace>/_all` or `kerf/_all`. The kind is lower-cased
+ * so the whole name is lower case like the namespace and name (DNS labels): refs that differ only
+ * in case collide on case-insensitive file systems. `_all` cannot be a namespace, so no branch
+ * name is a prefix directory of another.
+ */
+export function branchName(prefix: string, groupBy: GroupBy, target: ObjectRef): string {
+  switch (groupBy) {
+    case 'per-workload':
+      return `${prefix}${target.namespace}/${target.kind.toLowerCase()}/${target.name}`;
+    case 'per-namespace':
+      return `${prefix}${target.namespace}/_all`;
+    case 'single':
+      return `${prefix}_all`;
+  }
+}
+
+/** Groups the decisions that carry changes for Git; groups are sorted by branch. */
+export function groupDecisions(decisions: readonly Decision[], options: { groupBy: GroupBy; branchPrefix: string }): PrGroup[] {
+  const groups = new Map<string, PrGroup>();
+  for (const decision of decisions) {
+    if (!GROUPED_ACTIONS.has(decision.action) || decision.changes.length === 0) continue;
+    const branch = branchName(options.branchPrefix, options.groupBy, decision.target);
+    const group = groups.get(branch) ?? { branch, proposed: [], heldBack: [] };
+    (decision.action === 'pull-request' ? group.proposed : group.heldBack).push(decision);
+    groups.set(branch, group);
+  }
+  return [...groups.values()].sort((a, b) => a.branch.localeCompare(b.branch));
+}
+
+export function targetName(target: ObjectRef): string {
+  return workloadKey(target);
+}
+
+/** `shop/Deployment/cart`, `3 workloads in shop` or `5 workloads`, for titles and commit subjects. */
+function subject(proposed: readonly Decision[]): string {
+  const [only] = proposed;
+  if (only && proposed.length === 1) return targetName(only.target);
+  const namespaces = new Set(proposed.map((decision) => decision.target.namespace));
+  const [namespace] = namespaces;
+  return namespaces.size === 1 ? `${proposed.length} workloads in ${namespace}` : `${proposed.length} workloads`;
+}
+
+export function pullRequestTitle(group: PrGroup): string {
+  return `kerf: rightsize ${subject(group.proposed)}`;
+}
+
+/** The trailer that records which change set a kerf commit carries. */
+export const CHANGE_SET_TRAILER = 'Kerf-Change-Set';
+
+/**
+ * One workload: `kerf: rightsize shop/Deployment/cart (cpu 500m→250m, memory 512Mi→384Mi)`.
+ * Several: a summary line and one line per workload. Both end with the change-set trailer.
+ */
+export function commitMessage(group: PrGroup): string {
+  const trailer = `${CHANGE_SET_TRAILER}: ${changeSetHash(group.proposed)}`;
+  const [only] = group.proposed;
+  if (only && group.proposed.length === 1) {
+    return `kerf: rightsize ${targetName(only.target)} (${describeChanges(only.changes)})\n\n${trailer}\n`;
+  }
+  const lines = group.proposed.map((decision) => `- ${targetName(decision.target)}: ${describeChanges(decision.changes)}`);
+  return `${pullRequestTitle(group)}\n\n${lines.join('\n')}\n\n${trailer}\n`;
+}
+
+/** Reads the change-set trailer back from a commit message; null when it carries none. */
+export function changeSetOfMessage(message: string): string | null {
+  const match = new RegExp(`^${CHANGE_SET_TRAILER}: ([0-9a-f]+)$`, 'm').exec(message);
+  return match?.[1] ?? null;
+}
+
+/**
+ * What a branch carries, as a short hash: targets and their changes (from and to, so a default
+ * branch that moved under a changed field gives a new change set). Order-independent.
+ */
+export function changeSetHash(proposed: readonly Decision[]): string {
+  const canonical = proposed
+    .map((decision) => ({
+      target: targetName(decision.target),
+      changes: decision.changes
+        .map(({ container, field, from, to, file }) => [container, field, from, to, file])
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    }))
+    .sort((a, b) => a.target.localeCompare(b.target));
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
+}

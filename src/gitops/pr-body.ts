@@ -1,0 +1,125 @@
+// The PR body: rendered from templates/pr/body.md, explaining every change and every held-back
+// change (G4), and carrying a hidden metadata marker kerf reads back on the next run.
+import { readFile } from 'node:fs/promises';
+import type { Change, Decision, Reason } from '../model/types.js';
+import { parseQuantity, percentChange } from '../rules/quantity.js';
+import { describeChanges } from './plan-table.js';
+import { targetName, type PrGroup } from './groups.js';
+import { compileTemplate } from './template.js';
+import { formatWindowTime, type WindowStatus } from './window-status.js';
+
+/** Where the body template lives; `lib/gitops/` and `src/gitops/` both sit two levels below the package. */
+export const DEFAULT_BODY_TEMPLATE = new URL('../../templates/pr/body.md', import.meta.url);
+
+export type RenderBody = (view: BodyView) => string;
+
+export async function loadBodyTemplate(path: URL | string = DEFAULT_BODY_TEMPLATE): Promise<RenderBody> {
+  const text = await readFile(path, 'utf8');
+  return compileTemplate(text, String(path));
+}
+
+/** What kerf reads back from an open PR. */
+export interface PullRequestMeta {
+  changeSet: string;
+  targets: string[];
+}
+
+const META = /<!-- kerf:meta (\{.*?\}) -->/;
+
+/** A hidden HTML comment; `>` is escaped inside the JSON so nothing in it can end the comment. */
+export function metaMarker(meta: PullRequestMeta): string {
+  return `<!-- kerf:meta ${JSON.stringify(meta).replace(/>/g, '\\u003e')} -->`;
+}
+
+/** The marker in a body, or null when the body has none (not kerf's, or edited away). */
+export function readMeta(body: string | null | undefined): PullRequestMeta | null {
+  const match = META.exec(body ?? '');
+  if (!match?.[1]) return null;
+  try {
+    const value = JSON.parse(match[1]) as Partial<PullRequestMeta>;
+    if (typeof value.changeSet !== 'string' || !Array.isArray(value.targets) || !value.targets.every((t) => typeof t === 'string')) return null;
+    return { changeSet: value.changeSet, targets: value.targets };
+  } catch {
+    return null;
+  }
+}
+
+const REASON_TEXT: Record<Reason, string> = {
+  Paused: 'kerf is paused for this cluster or the fleet (Z4)',
+  FreezeWindow: 'a freeze window is open (Z1)',
+  UnsupportedNode: 'a node of the workload does not support in-place resizes (N1, N2)',
+  SingleReplicaUnsafe:
+    'a single replica cannot be rolled out without disruption (SR4, SR5); the annotation `kerf.getkerf.dev/allow-disruption: "true"` accepts a short disruption',
+  PodDisruptionBudget: 'a PodDisruptionBudget allows no disruption (OD3)',
+  OutsideMaintenanceWindow: 'outside the maintenance window (D1)',
+  Fallback: 'an in-place resize could not be applied on its node, so kerf fell back to a rollout (F1–F3)',
+  HPACoordination: 'a HorizontalPodAutoscaler targets the workload; HPA coordination always uses a rollout (R3)',
+  JVMMemory: 'JVM or Python memory changes need a restart, so the whole change goes by rollout (N3)',
+};
+
+function heldBackReason(decision: Decision): string {
+  if (decision.action === 'wait') return 'no valid maintenance window is configured, so no pull request is opened (D3)';
+  return decision.reason ? `${decision.reason}: ${REASON_TEXT[decision.reason]}` : 'held back';
+}
+
+/** `-50%`, `+12.5%`; `new` for a value that was not set or was zero, `removed` for a removed limit. */
+export function formatPercent(change: Pick<Change, 'from' | 'to'>): string {
+  if (change.to === null) return 'removed';
+  if (change.from === null) return 'new';
+  const percent = percentChange(parseQuantity(change.from), parseQuantity(change.to));
+  if (percent === null) return 'new';
+  return `${percent > 0 ? '+' : ''}${percent}%`;
+}
+
+function strategyWhy(decision: Decision): string | null {
+  if (decision.reason && decision.strategy !== decision.configuredStrategy) return `${decision.reason}: ${REASON_TEXT[decision.reason]}`;
+  if (decision.strategy === 'deferred') {
+    return decision.nextWindow
+      ? `Deferred: ${REASON_TEXT.OutsideMaintenanceWindow}; the merge waits for ${formatWindowTime(decision.nextWindow)}`
+      : 'Deferred: a maintenance window is open';
+  }
+  return null;
+}
+
+export interface BodyView {
+  subject: string;
+  changes: { workload: string; container: string; field: string; from: string; to: string; percent: string }[];
+  strategies: { workload: string; strategy: string; configured: string | null; why: string | null }[];
+  status: WindowStatus;
+  nextWindow: string | null;
+  heldBack: { workload: string; changes: string; reason: string }[];
+  meta: string;
+}
+
+/** The view of the template for a group: every field a template may use. */
+export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequestMeta): BodyView {
+  const [only] = group.proposed;
+  const nextWindows = group.proposed.map((d) => d.nextWindow).filter((w): w is string => w !== null).sort();
+  return {
+    subject: only && group.proposed.length === 1 ? `\`${targetName(only.target)}\`` : `${group.proposed.length} workloads`,
+    changes: group.proposed.flatMap((decision) =>
+      decision.changes.map((change) => ({
+        workload: targetName(decision.target),
+        container: change.container,
+        field: change.field,
+        from: change.from ?? '(none)',
+        to: change.to ?? '(removed)',
+        percent: formatPercent(change),
+      })),
+    ),
+    strategies: group.proposed.map((decision) => ({
+      workload: targetName(decision.target),
+      strategy: decision.strategy ?? '-',
+      configured: decision.configuredStrategy !== decision.strategy ? decision.configuredStrategy : null,
+      why: strategyWhy(decision),
+    })),
+    status,
+    nextWindow: nextWindows[0] ? formatWindowTime(nextWindows[0]) : null,
+    heldBack: group.heldBack.map((decision) => ({
+      workload: targetName(decision.target),
+      changes: describeChanges(decision.changes),
+      reason: heldBackReason(decision),
+    })),
+    meta: metaMarker(meta),
+  };
+}

@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/integration/**'] } },
+      // Generous timeouts: CI has 2 cores and runs the corpus and real processes side by side.
+      { test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/integration/**'], testTimeout: 30_000 } },
       {
         test: {
           name: 'integration',

@@ -1,9 +1,14 @@
 // From pull-request decisions to file edits: one change set drives the edit, the commit message,
 // the PR body and the outputs (as in Flux image-automation's result type).
-import type { Decision, PlanError } from '../model/types.js';
+import type { Change, Decision, PlanError, ResourceName, Workload } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { editResources, EditError, type ResourceEdit } from '../manifests/edit-resources.js';
+import { KustomizeError } from '../manifests/kustomize-error.js';
+import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
+import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
+import type { EditDecision } from '../manifests/kustomize-resolve.js';
+import { editedFile, resolveField } from '../manifests/kustomize-values.js';
 
 export interface FileEdit {
   path: string;
@@ -18,9 +23,83 @@ export interface EditPlan {
   errors: PlanError[];
 }
 
+/** A change kerf cannot write where kustomize takes the value from (e.g. a JSON 6902 patch of the root). */
+export class UnsupportedSourceError extends Error {
+  readonly code = 'UnsupportedSource';
+}
+
+/** Texts as edited so far: a decision's edits see each other's, and land together or not at all. */
+class Workspace {
+  private readonly pending = new Map<string, string>();
+  constructor(private readonly read: (path: string) => string | undefined) {}
+
+  text(path: string): string | undefined {
+    return this.pending.get(path) ?? this.read(path);
+  }
+
+  write(path: string, text: string): void {
+    this.pending.set(path, text);
+  }
+
+  entries(): IterableIterator<[string, string]> {
+    return this.pending.entries();
+  }
+}
+
+function toResourceEdits(changes: readonly Change[]): ResourceEdit[] {
+  return changes.map(({ container, field, to }) => ({ container, field, to }));
+}
+
+function editDocument(work: Workspace, file: string, target: { document: number; kind: string; name: string }, edits: ResourceEdit[]): void {
+  const text = work.text(file);
+  if (text === undefined) throw new UnsupportedSourceError(`${file}: not found in the scanned repo`);
+  work.write(file, editResources(text, target, edits, file));
+}
+
+/** Under kustomize, each field goes where its value really comes from: the defining file, or kerf's overlay patch. */
+function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Workload, changes: readonly Change[]): void {
+  const documents = new Map<string, { decision: Extract<EditDecision, { kind: 'edit-file' }>; changes: Change[] }>();
+  const overlays = new Map<string, { decision: Extract<EditDecision, { kind: 'overlay-patch' }>; containers: Map<string, OverlayPatchContainer> }>();
+  for (const change of changes) {
+    const resolution = resolveField(graph, workload, change.container, change.field);
+    const object = `${workloadKey(workload.ref)} container ${change.container} ${change.field}`;
+    if (resolution.status !== 'resolved') throw new UnsupportedSourceError(`${object}: ${resolution.reason}`);
+    const { decision } = resolution;
+    if (decision.kind === 'unsupported') throw new UnsupportedSourceError(`${object}: ${decision.reason}`);
+    if (decision.kind === 'edit-file') {
+      // Deleting the key from a patch would let the base's value through again.
+      if (change.to === null && resolution.source.kind === 'document' && resolution.source.role === 'patch') {
+        throw new UnsupportedSourceError(`${object}: the value comes from the kustomize patch ${decision.file}; removing it there would bring back the value beneath, so kerf leaves this removal to a person`);
+      }
+      const key = `${decision.file}#${decision.document}`;
+      const entry = documents.get(key) ?? { decision, changes: [] };
+      entry.changes.push(change);
+      documents.set(key, entry);
+      continue;
+    }
+    const path = editedFile(resolution) as string;
+    const entry = overlays.get(path) ?? { decision, containers: new Map() };
+    const init = workload.containers.find((c) => c.name === change.container)?.init === true;
+    const container = entry.containers.get(change.container) ?? { name: change.container, ...(init && { init }) };
+    const [group, resource] = change.field.split('.') as ['requests' | 'limits', ResourceName];
+    container[group] = { ...container[group], [resource]: change.to };
+    entry.containers.set(change.container, container);
+    overlays.set(path, entry);
+  }
+  for (const { decision, changes: documentChanges } of documents.values()) {
+    editDocument(work, decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
+  }
+  for (const [path, { decision, containers }] of overlays) {
+    work.write(path, renderOverlayPatch(work.text(path), decision.target, [...containers.values()], { order: decision.order, file: path }));
+    const kustomization = work.text(decision.kustomization);
+    if (kustomization === undefined) throw new UnsupportedSourceError(`${decision.kustomization}: not found in the scanned repo`);
+    work.write(decision.kustomization, addPatchToKustomization(kustomization, undefined, decision.kustomization));
+  }
+}
+
 /**
  * Applies the changes of `decisions` (pull-request ones only) to the scanned file texts. A
- * decision whose edit is refused leaves its file as it was and becomes an error entry; the
+ * decision whose edit is refused leaves every file as it was and becomes an error entry; the
  * others go on.
  */
 export function planEdits(index: RepoIndex, decisions: readonly Decision[]): EditPlan {
@@ -31,16 +110,20 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
     if (decision.action !== 'pull-request' || decision.changes.length === 0) continue;
     const workload = index.workloads.get(workloadKey(decision.target));
     if (!workload) continue;
-    const { file, document } = workload.source;
-    const before = texts.get(file) ?? index.files.get(file)?.text;
-    if (before === undefined) continue;
-    const edits: ResourceEdit[] = decision.changes.map(({ container, field, to }) => ({ container, field, to }));
+    const work = new Workspace((path) => texts.get(path) ?? index.files.get(path)?.text);
     try {
-      texts.set(file, editResources(before, { document, kind: workload.ref.kind, name: workload.source.name }, edits, file));
+      if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
+      else editDocument(work, workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
+      for (const [path, text] of work.entries()) texts.set(path, text);
       applied.push(decision);
     } catch (error) {
-      if (!(error instanceof EditError)) throw error;
-      errors.push({ file, object: workloadKey(decision.target), ...(error.field !== undefined && { field: error.field }), message: error.message });
+      if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
+      errors.push({
+        file: error instanceof EditError ? error.file : workload.source.file,
+        object: workloadKey(decision.target),
+        ...(error instanceof EditError && error.field !== undefined && { field: error.field }),
+        message: error.message,
+      });
     }
   }
   const edits = [...texts]

@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KerfConfig, PlanError, RightsizingRecommendation } from '../model/types.js';
 import { CONFIG_DEFAULTS, validateConfig, API_GROUP, validateRecommendation } from '../model/validate.js';
 import { indexRepo, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
-import { kustomizeRenderings } from '../manifests/renderings.js';
+import { applyKustomizeValues, buildGraph, kustomizeErrors, kustomizeView } from '../manifests/kustomize-values.js';
 
 /** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path. */
 export class InputError extends Error {
@@ -42,7 +42,12 @@ export async function scanRepo(repo: string, config: KerfConfig): Promise<RepoIn
     throw new InputError(`no such repo: ${repo}`, { cause: error });
   }
   const { files, errors } = await readRepoFiles(repo, config.paths);
-  return indexRepo(repo, files, kustomizeRenderings(files), errors);
+  const graph = buildGraph(files);
+  if (!graph) return indexRepo(repo, files, { renderingsOf: () => undefined, isPatch: () => false }, errors);
+  const index = indexRepo(repo, files, kustomizeView(graph), [...errors, ...kustomizeErrors(graph)]);
+  applyKustomizeValues(index, graph);
+  index.kustomize = graph;
+  return index;
 }
 
 /** `*` within a path segment, `**` across segments, `?` one character. */

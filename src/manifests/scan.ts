@@ -14,6 +14,7 @@ import type {
 } from '../model/types.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
 import { API_GROUP, validatePolicy, validateRecommendation } from '../model/validate.js';
+import type { KustomizeGraph } from './kustomize-graph.js';
 
 export interface ScannedFile {
   text: string;
@@ -32,11 +33,15 @@ export interface RepoIndex {
   policies: RightsizingPolicy[];
   recommendations: RightsizingRecommendation[];
   errors: PlanError[];
+  /** Present when the repo has kustomizations: where each rendered value really comes from. */
+  kustomize?: KustomizeGraph;
 }
 
 /** How kustomize renders a file: the namespaces and name affixes its objects get, or none. */
 export interface Rendering {
-  namespace?: string;
+  /** The kustomization directory that renders the file. */
+  root?: string;
+  namespace?: string | undefined;
   namePrefix?: string;
   nameSuffix?: string;
 }
@@ -141,7 +146,7 @@ function intOrString(value: unknown): number | string | undefined {
   return typeof value === 'number' || typeof value === 'string' ? value : undefined;
 }
 
-function toWorkload(doc: Json, kind: WorkloadKind, ref: { namespace: string; name: string }, file: string, document: number, line: number): Workload {
+function toWorkload(doc: Json, kind: WorkloadKind, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload {
   const meta = isObject(doc.metadata) ? doc.metadata : {};
   const spec = isObject(doc.spec) ? doc.spec : {};
   const template = isObject(spec.template) ? spec.template : {};
@@ -166,7 +171,7 @@ function toWorkload(doc: Json, kind: WorkloadKind, ref: { namespace: string; nam
       }),
     },
     containers: [...containerSpecs(podSpec.containers, false), ...containerSpecs(podSpec.initContainers, true)],
-    source: { file, line, document, name: String(meta.name ?? ref.name) },
+    source: { file, line, document, name: String(meta.name ?? ref.name), ...(ref.root !== undefined && { root: ref.root }) },
   };
 }
 
@@ -191,14 +196,14 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, renderi
       for (const view of views) {
         const namespace = view.namespace ?? (typeof meta.namespace === 'string' ? meta.namespace : 'default');
         const name = `${view.namePrefix ?? ''}${String(meta.name ?? '')}${view.nameSuffix ?? ''}`;
-        addObject(index, doc, { namespace, name }, file, document, line);
+        addObject(index, doc, { namespace, name, ...(view.root !== undefined && { root: view.root }) }, file, document, line);
       }
     });
   }
   return index;
 }
 
-function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string }, file: string, document: number, line: number): void {
+function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): void {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const spec = isObject(doc.spec) ? doc.spec : {};

@@ -164,6 +164,8 @@ export interface ContainerSpec {
   resizePolicy: ResizePolicy[];
   requests: Record<string, string>;
   limits: Record<string, string>;
+  /** Under kustomize: the file kerf edits for each CPU/memory field, when it is not the workload's own. */
+  sources?: Partial<Record<ResourceField, string>>;
 }
 
 export interface RollingUpdate {
@@ -183,7 +185,7 @@ export interface Workload {
   updateStrategy: { type?: string; rollingUpdate?: RollingUpdate };
   containers: ContainerSpec[];
   /** Where it is written: file, line, document index and the name as written (before kustomize affixes). */
-  source: SourceLocation & { document: number; name: string };
+  source: SourceLocation & { document: number; name: string; root?: string };
 }
 
 export interface PodDisruptionBudget {

@@ -42,7 +42,7 @@ export function computeChanges(workload: Workload, containers: readonly Containe
       const from = container[group][resource];
       const field = `${group}.${resource}` as ResourceField;
       if (differs(from, to, `${object}: container ${container.name} ${field}`)) {
-        changes.push({ container: container.name, field, from: from ?? null, to, file: workload.source.file });
+        changes.push({ container: container.name, field, from: from ?? null, to, file: container.sources?.[field] ?? workload.source.file });
       }
     }
   }

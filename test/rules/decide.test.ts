@@ -34,6 +34,8 @@ const rows: Row[] = [
   ['S1: the default strategy is in-place', {}, { configuredStrategy: 'in-place', strategy: 'in-place', action: 'in-place', phase: 'InPlace', reason: null }],
   ['S2: in-place changes are left to the helper, never a PR', {}, { action: 'in-place', phase: 'InPlace' }],
   ['S3: a rollout change becomes a pull request', { policy: aPolicy({ strategy: 'rollout' }) }, { action: 'pull-request', phase: 'Proposed' }],
+  ['S4: a deferred change is held until a maintenance window opens', { policy: aPolicy({ strategy: 'deferred', maintenanceWindows: [saturdayBerlin] }) }, { configuredStrategy: 'deferred', strategy: 'deferred', phase: 'Deferred', reason: 'OutsideMaintenanceWindow' }],
+  ['S4: in a window a deferred change is applied as a rollout (a mergeable PR)', { policy: aPolicy({ strategy: 'deferred', maintenanceWindows: [openNow] }) }, { strategy: 'deferred', action: 'pull-request', phase: 'Proposed' }],
   // Fallback
   ['F3: a fallback recorded for the configured strategy sticks', { recommendation: aRecommendation(undefined, { status: { strategy: 'rollout', configuredStrategy: 'in-place' } }) }, { configuredStrategy: 'in-place', strategy: 'rollout', reason: 'Fallback', action: 'pull-request', phase: 'Proposed' }],
   ['F3: a fallback recorded under another configured strategy no longer applies', { recommendation: aRecommendation(undefined, { status: { strategy: 'rollout', configuredStrategy: 'deferred' } }) }, { strategy: 'in-place', reason: null, action: 'in-place' }],

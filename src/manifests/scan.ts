@@ -3,16 +3,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type {
-  ContainerSpec,
   HorizontalPodAutoscaler,
   PlanError,
   PodDisruptionBudget,
   RightsizingPolicy,
   RightsizingRecommendation,
   Workload,
-  WorkloadKind,
 } from '../model/types.js';
-import { WORKLOAD_KINDS } from '../model/types.js';
+import { workloadFromObject } from '../model/workload.js';
 import { API_GROUP, validatePolicy, validateRecommendation } from '../model/validate.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 
@@ -117,63 +115,8 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringMap = (value: unknown): Record<string, string> =>
   isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
-const quantityMap = (value: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(isObject(value) ? value : {}).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, String(v)]));
-
-function containerSpecs(list: unknown, init: boolean): ContainerSpec[] {
-  if (!Array.isArray(list)) return [];
-  return list
-    .filter(isObject)
-    // Plain init containers run to completion before the pod starts; only native sidecars are resized.
-    .filter((c) => !init || c.restartPolicy === 'Always')
-    .map((c) => {
-      const resources = isObject(c.resources) ? c.resources : {};
-      return {
-        name: String(c.name ?? ''),
-        init,
-        image: typeof c.image === 'string' ? c.image : '',
-        envNames: Array.isArray(c.env) ? c.env.filter(isObject).map((e) => String(e.name)) : [],
-        resizePolicy: Array.isArray(c.resizePolicy)
-          ? c.resizePolicy.filter(isObject).map((p) => ({ resourceName: String(p.resourceName), restartPolicy: String(p.restartPolicy) }))
-          : [],
-        requests: quantityMap(resources.requests),
-        limits: quantityMap(resources.limits),
-      };
-    });
-}
-
-function intOrString(value: unknown): number | string | undefined {
-  return typeof value === 'number' || typeof value === 'string' ? value : undefined;
-}
-
-function toWorkload(doc: Json, kind: WorkloadKind, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload {
-  const meta = isObject(doc.metadata) ? doc.metadata : {};
-  const spec = isObject(doc.spec) ? doc.spec : {};
-  const template = isObject(spec.template) ? spec.template : {};
-  const templateMeta = isObject(template.metadata) ? template.metadata : {};
-  const podSpec = isObject(template.spec) ? template.spec : {};
-  const strategy = isObject(kind === 'Deployment' ? spec.strategy : spec.updateStrategy)
-    ? ((kind === 'Deployment' ? spec.strategy : spec.updateStrategy) as Json)
-    : {};
-  const rolling = isObject(strategy.rollingUpdate) ? strategy.rollingUpdate : undefined;
-  const maxSurge = intOrString(rolling?.maxSurge);
-  const maxUnavailable = intOrString(rolling?.maxUnavailable);
-  return {
-    ref: { namespace: ref.namespace, kind, name: ref.name },
-    labels: stringMap(meta.labels),
-    annotations: stringMap(meta.annotations),
-    ...(typeof spec.replicas === 'number' && { replicas: spec.replicas }),
-    templateLabels: stringMap(templateMeta.labels),
-    updateStrategy: {
-      ...(typeof strategy.type === 'string' && { type: strategy.type }),
-      ...(rolling && {
-        rollingUpdate: { ...(maxSurge !== undefined && { maxSurge }), ...(maxUnavailable !== undefined && { maxUnavailable }) },
-      }),
-    },
-    containers: [...containerSpecs(podSpec.containers, false), ...containerSpecs(podSpec.initContainers, true)],
-    source: { file, line, document, name: String(meta.name ?? ref.name), ...(ref.root !== undefined && { root: ref.root }) },
-  };
-}
+const intOrString = (value: unknown): number | string | undefined =>
+  typeof value === 'number' || typeof value === 'string' ? value : undefined;
 
 function selectorOf(value: unknown): PodDisruptionBudget['selector'] {
   if (!isObject(value)) return {};
@@ -208,8 +151,15 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const spec = isObject(doc.spec) ? doc.spec : {};
   const withRef = { ...doc, metadata: { ...(isObject(doc.metadata) ? doc.metadata : {}), namespace: ref.namespace, name: ref.name } };
-  if ((WORKLOAD_KINDS as readonly string[]).includes(kind)) {
-    const workload = toWorkload(doc, kind as WorkloadKind, ref, file, document, line);
+  const meta = isObject(doc.metadata) ? doc.metadata : {};
+  const workload = workloadFromObject(doc, ref, {
+    file,
+    line,
+    document,
+    name: String(meta.name ?? ref.name),
+    ...(ref.root !== undefined && { root: ref.root }),
+  });
+  if (workload) {
     const key = workloadKey(workload.ref);
     const existing = index.workloads.get(key);
     if (existing) {

@@ -1,0 +1,73 @@
+// A Deployment, StatefulSet or DaemonSet (from a YAML file or the live cluster) as the rules core's
+// Workload, so the reconciler and the helper feed decide() the same shape.
+import type { ContainerSpec, Workload, WorkloadKind } from './types.js';
+import { WORKLOAD_KINDS } from './types.js';
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const stringMap = (value: unknown): Record<string, string> =>
+  isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
+const quantityMap = (value: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(isObject(value) ? value : {}).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, String(v)]));
+const intOrString = (value: unknown): number | string | undefined =>
+  typeof value === 'number' || typeof value === 'string' ? value : undefined;
+
+export function isWorkloadKind(kind: unknown): kind is WorkloadKind {
+  return (WORKLOAD_KINDS as readonly unknown[]).includes(kind);
+}
+
+/** Containers and native sidecars of a pod spec (plain init containers finish before the pod runs). */
+export function containerSpecs(podSpec: unknown): ContainerSpec[] {
+  const spec = isObject(podSpec) ? podSpec : {};
+  const list = (value: unknown, init: boolean): ContainerSpec[] =>
+    (Array.isArray(value) ? value : [])
+      .filter(isObject)
+      .filter((c) => !init || c.restartPolicy === 'Always')
+      .map((c) => {
+        const resources = isObject(c.resources) ? c.resources : {};
+        return {
+          name: String(c.name ?? ''),
+          init,
+          image: typeof c.image === 'string' ? c.image : '',
+          envNames: Array.isArray(c.env) ? c.env.filter(isObject).map((e) => String(e.name)) : [],
+          resizePolicy: (Array.isArray(c.resizePolicy) ? c.resizePolicy : [])
+            .filter(isObject)
+            .map((p) => ({ resourceName: String(p.resourceName), restartPolicy: String(p.restartPolicy) })),
+          requests: quantityMap(resources.requests),
+          limits: quantityMap(resources.limits),
+        };
+      });
+  return [...list(spec.containers, false), ...list(spec.initContainers, true)];
+}
+
+/**
+ * The workload an object describes, with the identity it has where it is applied (`ref`, after
+ * kustomize's namespace and name affixes) and where it is written (`source`).
+ */
+export function workloadFromObject(doc: Json, ref: { namespace: string; name: string }, source: Workload['source']): Workload | undefined {
+  const kind = doc.kind;
+  if (!isWorkloadKind(kind)) return undefined;
+  const meta = isObject(doc.metadata) ? doc.metadata : {};
+  const spec = isObject(doc.spec) ? doc.spec : {};
+  const template = isObject(spec.template) ? spec.template : {};
+  const strategyField = kind === 'Deployment' ? spec.strategy : spec.updateStrategy;
+  const strategy = isObject(strategyField) ? strategyField : {};
+  const rolling = isObject(strategy.rollingUpdate) ? strategy.rollingUpdate : undefined;
+  const maxSurge = intOrString(rolling?.maxSurge);
+  const maxUnavailable = intOrString(rolling?.maxUnavailable);
+  return {
+    ref: { namespace: ref.namespace, kind, name: ref.name },
+    labels: stringMap(meta.labels),
+    annotations: stringMap(meta.annotations),
+    ...(typeof spec.replicas === 'number' && { replicas: spec.replicas }),
+    templateLabels: stringMap(isObject(template.metadata) ? template.metadata.labels : undefined),
+    updateStrategy: {
+      ...(typeof strategy.type === 'string' && { type: strategy.type }),
+      ...(rolling && {
+        rollingUpdate: { ...(maxSurge !== undefined && { maxSurge }), ...(maxUnavailable !== undefined && { maxUnavailable }) },
+      }),
+    },
+    containers: containerSpecs(template.spec),
+    source,
+  };
+}

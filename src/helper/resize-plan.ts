@@ -26,7 +26,7 @@ import { resizeProgress } from './pod-state.js';
 export interface ResizeMemory {
   /** The pod last patched and the generation the patch returned. */
   submitted?: { pod: string; generation: number };
-  /** When a Deferred resize was first seen, for kubelets that give the condition no transition time. */
+  /** When a Deferred resize was first seen by this helper. */
   deferred?: { pod: string; generation: number; since: string };
 }
 
@@ -100,6 +100,20 @@ function fallbackAfterMs(policy: RightsizingPolicy): number {
   return parseDuration(policy.apply.fallbackAfter || DEFAULT_FALLBACK_AFTER);
 }
 
+/**
+ * When a resize was first Deferred, never early: the condition's time counts from the end of its
+ * whole second (the API keeps whole seconds), what this helper saw first counts as is, and the
+ * earlier of the two is closest to the truth.
+ */
+export function deferredSince(reported: string | undefined, remembered: string | undefined, now: Date): string {
+  const wholeSecond = reported !== undefined && !/\.\d+/.test(reported);
+  const estimates = [
+    ...(reported !== undefined ? [Date.parse(reported) + (wholeSecond ? 999 : 0)] : []),
+    ...(remembered !== undefined ? [Date.parse(remembered)] : []),
+  ].filter((at) => !Number.isNaN(at));
+  return estimates.length > 0 ? new Date(Math.min(...estimates)).toISOString() : now.toISOString();
+}
+
 /** A resize submitted earlier, watched to its end whatever else now holds (Z2). */
 function watchInFlight(input: ResizeInput, policy: RightsizingPolicy, configured: Strategy): ResizePlan | 'settled' | 'idle' {
   const { pods, memory, now } = input;
@@ -134,7 +148,7 @@ function watchInFlight(input: ResizeInput, policy: RightsizingPolicy, configured
       return fallbackPlan(configured, `resize of pod ${name} failed: ${progress.message}`, name, memory);
     case 'deferred': {
       const remembered = memory.deferred?.pod === name && memory.deferred.generation === generation ? memory.deferred.since : undefined;
-      const since = progress.since ?? remembered ?? now.toISOString();
+      const since = deferredSince(progress.since, remembered, now);
       if (now.getTime() - Date.parse(since) >= fallbackAfterMs(policy)) {
         return fallbackPlan(configured, `resize of pod ${name} Deferred since ${since}, longer than fallbackAfter ${policy.apply.fallbackAfter}: ${progress.message}`, name, memory);
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeFacts } from '../../src/rules/decide.js';
 import { nodeFacts } from '../../src/helper/pod-state.js';
-import { planResize } from '../../src/helper/resize-plan.js';
+import { deferredSince, planResize } from '../../src/helper/resize-plan.js';
 import type { ResizeInput, ResizeMemory } from '../../src/helper/resize-plan.js';
 import { workloadFromObject } from '../../src/helper/live-workload.js';
 import type { Node, Pod } from '../../src/cluster/objects.js';
@@ -179,6 +179,15 @@ describe('planResize: a resize in flight', () => {
     expect(first?.memory.deferred?.since).toBe(NOW.toISOString());
     const remembered = { submitted: { pod: pod.metadata.name, generation: 2 }, deferred: { pod: pod.metadata.name, generation: 2, since: minutesAgo(10) } };
     expect(inFlight(pod, remembered)?.status?.reason).toBe('Fallback');
+  });
+
+  it.each([
+    ['F2: a whole-second condition time counts from the end of its second (never early)', '2026-03-02T09:59:59Z', undefined, '2026-03-02T09:59:59.999Z'],
+    ['F2: a condition time with fractions counts as is', '2026-03-02T09:59:59.250Z', undefined, '2026-03-02T09:59:59.250Z'],
+    ['F2: what the helper saw first counts when earlier than the rounded condition time', '2026-03-02T09:59:59Z', '2026-03-02T09:59:59.400Z', '2026-03-02T09:59:59.400Z'],
+    ['F2: without either, now', undefined, undefined, NOW.toISOString()],
+  ])('%s', (_name, reported, remembered, expected) => {
+    expect(deferredSince(reported, remembered, NOW)).toBe(expected);
   });
 
   it('Z2: a freeze does not stop watching a submitted resize to its end', () => {

@@ -1,25 +1,26 @@
-// A throwaway self-signed certificate for 127.0.0.1, made with openssl at test time.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// The stand-in's throwaway certificate, written to files: the helper reads its cert and key from
+// paths, as it does from the mounted Secret.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestCertificate } from '../standins/kube/test-certificate.js';
 
-export interface TestCertificate {
+export interface CertificateFiles {
   certFile: string;
   keyFile: string;
-  /** PEM of the certificate, which is its own CA (a webhook's caBundle). */
+  /** PEM of the certificate, which is its own CA. */
   caPem: string;
+  /** base64 of the PEM, as a webhook's clientConfig.caBundle carries it. */
+  caBundle: string;
   cleanup(): void;
 }
 
-export function makeTestCertificate(): TestCertificate {
+export function certificateFiles(): CertificateFiles {
+  const { cert, key, caBundle } = createTestCertificate();
   const dir = mkdtempSync(join(tmpdir(), 'kerf-tls-'));
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout', keyFile, '-out', certFile,
-  ], { stdio: 'ignore' });
-  return { certFile, keyFile, caPem: readFileSync(certFile, 'utf8'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  writeFileSync(certFile, cert);
+  writeFileSync(keyFile, key, { mode: 0o600 });
+  return { certFile, keyFile, caPem: cert, caBundle, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

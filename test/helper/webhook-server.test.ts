@@ -6,13 +6,13 @@ import { startWebhookServer } from '../../src/helper/webhook.js';
 import type { WebhookState } from '../../src/helper/webhook-state.js';
 import type { Logger } from '../../src/helper/logger.js';
 import { aPod } from './builders.js';
-import { makeTestCertificate } from './tls.js';
-import type { TestCertificate } from './tls.js';
+import { certificateFiles } from './tls.js';
+import type { CertificateFiles } from './tls.js';
 
 const warnings: string[] = [];
 const logger: Logger = { debug: () => {}, info: () => {}, warn: (msg) => warnings.push(msg), error: () => {} };
 
-let certificate: TestCertificate;
+let certificate: CertificateFiles;
 let server: Server;
 let state: () => WebhookState;
 
@@ -37,7 +37,7 @@ const review = JSON.stringify({
 });
 
 beforeAll(async () => {
-  certificate = makeTestCertificate();
+  certificate = certificateFiles();
   state = () => ({
     replicaSetOwners: new Map(),
     applied: new Map([['shop/StatefulSet/db', { released: [{ name: 'app', requests: { cpu: '100m' }, limits: {} }], byRevision: new Map() }]]),

@@ -18,7 +18,7 @@ afterEach(async () => h.close());
 const small = { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '1Gi' } };
 
 async function cart(options: { replicas?: number; container?: ContainerOptions & { image?: string }; annotations?: Record<string, string> } = {}): Promise<void> {
-  const { image, ...containerOptions } = options.container ?? small;
+  const { image, ...containerOptions }: ContainerOptions & { image?: string } = options.container ?? small;
   const object = deployment('cart', { namespace: 'shop', replicas: options.replicas ?? 2, containers: [{ ...container(containerOptions), ...(image && { image }) }] });
   object.metadata.annotations = options.annotations ?? {};
   await h.create(object as KubernetesObject);

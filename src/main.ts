@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
+import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command.js';
 import { diagnose, renderFindings } from './gitops/doctor.js';
 import { planEdits } from './gitops/edits.js';
 import { writeFileAtomic } from './manifests/atomic-write.js';
@@ -11,7 +12,9 @@ import { writeFileAtomic } from './manifests/atomic-write.js';
 const USAGE = `usage: kerf-gitops <command> [options]
 
 commands:
-  plan     show what kerf would do now for every recommendation, and why
+  plan       show what kerf would do now for every recommendation, and why
+  reconcile  open, update and close pull requests for the rollout-bound changes
+             (needs GITHUB_TOKEN and GITHUB_REPOSITORY; GITHUB_API_URL for GHES)
   write    make the plan's pull-request edits in the working tree (no git, no network)
   doctor   find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings)
 
@@ -21,6 +24,13 @@ options:
   --config FILE              reconciler config (default: <repo>/.kerf/config.yaml)
   --now RFC3339              judge windows at this time (default: the clock)
   --output table|json        (default: table)
+
+reconcile options (flags beat .kerf/config.yaml):
+  --dry-run                  print what would be done, PR bodies included; no token, no remote, no writes
+  --group-by per-workload|per-namespace|single
+  --labels L,…               PR labels (repeatable)
+  --reviewers U,…            PR reviewers (repeatable)
+  --team-reviewers T,…       PR team reviewers (repeatable)
 `;
 
 export class UsageError extends Error {
@@ -109,6 +119,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings }, null, 2)}\n` : renderFindings(findings));
         return options.extra.strict === true && findings.length > 0 ? 1 : 0;
       }
+      case 'reconcile':
+        return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
       case undefined:
       case '--help':
       case 'help':

@@ -1,0 +1,82 @@
+// `kerf-gitops reconcile`: its flags on top of plan's, the ports built from the environment, the
+// summary printed, and the exit code (0 all done, 1 some group failed, 2 bad input).
+import type { GroupBy } from '../model/types.js';
+import { InputError } from './inputs.js';
+import type { PlanOptions } from './run-plan.js';
+import { createGit, GitError } from './git.js';
+import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './github.js';
+import { reconcile, type ReconcileOptions } from './reconcile.js';
+import { renderReconcileTable } from './reconcile-table.js';
+import { redact } from './redact.js';
+
+const GROUP_BY: readonly GroupBy[] = ['per-workload', 'per-namespace', 'single'];
+
+/** reconcile's own flags, on top of plan's. */
+export const RECONCILE_FLAGS = {
+  'dry-run': { type: 'boolean' },
+  'group-by': { type: 'string' },
+  labels: { type: 'string', multiple: true },
+  reviewers: { type: 'string', multiple: true },
+  'team-reviewers': { type: 'string', multiple: true },
+} as const;
+
+type ParsedFlags = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+/** `--labels a,b --labels c` → `[a, b, c]`; undefined when the flag is absent (the config decides). */
+function list(value: ParsedFlags[string]): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.flatMap((item) => String(item).split(',')).map((item) => item.trim()).filter(Boolean);
+}
+
+/** The parsed flags as reconcile options; a bad value stops the run (exit 2). */
+export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof PlanOptions> {
+  const groupBy = extra['group-by'];
+  if (groupBy !== undefined && !(GROUP_BY as readonly unknown[]).includes(groupBy)) {
+    throw new InputError(`--group-by must be one of ${GROUP_BY.join(', ')}, got ${JSON.stringify(groupBy)}`);
+  }
+  const labels = list(extra.labels);
+  const reviewers = list(extra.reviewers);
+  const teamReviewers = list(extra['team-reviewers']);
+  return {
+    dryRun: extra['dry-run'] === true,
+    ...(groupBy !== undefined && { groupBy: groupBy as GroupBy }),
+    ...(labels !== undefined && { labels }),
+    ...(reviewers !== undefined && { reviewers }),
+    ...(teamReviewers !== undefined && { teamReviewers }),
+  };
+}
+
+export async function runReconcileCommand(
+  parsed: PlanOptions & { output: 'table' | 'json'; extra: ParsedFlags },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { extra, ...planOptions } = parsed;
+  const options = { ...planOptions, ...reconcileFlags(extra) };
+  const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
+  let ports = {};
+  if (!options.dryRun) {
+    let github;
+    try {
+      github = gitHubOptionsFromEnv(env);
+    } catch (error) {
+      if (error instanceof GitHubError) throw new InputError(error.message);
+      throw error;
+    }
+    const git = await createGit({ repo: options.repo, token: github.token }).catch((error: unknown) => {
+      throw error instanceof GitError ? new InputError(error.message) : error;
+    });
+    ports = { git, github: createGitHub(github), secrets };
+  }
+  let result;
+  try {
+    result = await reconcile(options, ports);
+  } catch (error) {
+    // Git or GitHub failing before any group could start (no access, no network): one line, exit 1.
+    if (!(error instanceof GitError || error instanceof GitHubError)) throw error;
+    process.stderr.write(`kerf-gitops: ${redact(error.message, secrets)}\n`);
+    return 1;
+  }
+  const text = options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderReconcileTable(result);
+  process.stdout.write(redact(text, secrets));
+  return result.errors.length > 0 ? 1 : 0;
+}

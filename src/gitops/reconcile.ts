@@ -1,0 +1,520 @@
+// The reconcile run: plan → edits → branches → pull requests → statuses → a summary. Every effect
+// goes through the ports; a run that finds nothing new pushes nothing and writes nothing.
+import type { Decision, GroupBy, KerfConfig, ObjectRef } from '../model/types.js';
+import type { Logger } from '../helper/logger.js';
+import { workloadKey } from '../manifests/scan.js';
+import { selectPolicy } from '../rules/policy-match.js';
+import { windowState } from '../rules/window-state.js';
+import { planEdits } from './edits.js';
+import type { Plan } from './plan.js';
+import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
+import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type Worktree } from './git.js';
+import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
+import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
+import { bodyView, loadBodyTemplate, readMeta, type RenderBody } from './pr-body.js';
+import { redact } from './redact.js';
+import { groupWindowStatus, type WindowStatus } from './window-status.js';
+
+export interface ReconcileOptions extends PlanOptions {
+  dryRun: boolean;
+  /** Flags beat the config file. */
+  groupBy?: GroupBy;
+  labels?: string[];
+  reviewers?: string[];
+  teamReviewers?: string[];
+}
+
+export interface ReconcilePorts {
+  /** Not needed for a dry run. */
+  git?: GitPort;
+  github?: GitHubPort;
+  /** The wall clock, for the hourly PR limit (GitHub's creation times are wall-clock times). */
+  clock?: () => Date;
+  log?: Logger;
+  renderBody?: RenderBody;
+  /** Secrets to keep out of every message (the token). */
+  secrets?: readonly string[];
+}
+
+export type PullRequestAction = 'opened' | 'updated' | 'unchanged' | 'closed' | 'held';
+
+export interface PullRequestOutcome {
+  branch: string;
+  number: number | null;
+  url: string | null;
+  action: PullRequestAction;
+  reason?: string;
+  title?: string;
+  targets: string[];
+  status?: WindowStatus;
+  /** Dry run only: what would be committed and written. */
+  commitMessage?: string;
+  body?: string;
+  files?: string[];
+}
+
+export interface ReconcileError {
+  branch?: string;
+  code: string;
+  message: string;
+}
+
+export interface ReconcileResult {
+  dryRun: boolean;
+  plan: Plan;
+  pullRequests: PullRequestOutcome[];
+  errors: ReconcileError[];
+}
+
+/** Labels a human puts on a kerf PR to take it over. */
+export const STOP_LABEL = 'kerf/stop-updating';
+const STOP_MARKER = '<!-- kerf:stopped -->';
+
+/** An error of one group: reported, and the other groups go on. */
+class GroupFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function withFlags(config: KerfConfig, options: ReconcileOptions): KerfConfig {
+  return {
+    ...config,
+    ...(options.groupBy !== undefined && { groupBy: options.groupBy }),
+    ...(options.labels !== undefined && { labels: options.labels }),
+    ...(options.reviewers !== undefined && { reviewers: options.reviewers }),
+    ...(options.teamReviewers !== undefined && { teamReviewers: options.teamReviewers }),
+  };
+}
+
+/** Z1/Z4 above the policy: the fleet or cluster pause and the chart-wide freeze. */
+function chartHold(config: KerfConfig, options: PlanOptions): 'Paused' | 'FreezeWindow' | null {
+  if (options.fleetPaused || config.pause) return 'Paused';
+  if (config.freeze.now || windowState(config.freeze.windows, 'freeze', options.now).open) return 'FreezeWindow';
+  return null;
+}
+
+/** The limits on new PRs, counted down as PRs open. */
+class PullRequestBudget {
+  constructor(
+    private hourly: number,
+    private concurrent: number,
+    private readonly config: KerfConfig,
+  ) {}
+  /** Why no new PR may open now, or null. */
+  heldBy(): string | null {
+    if (this.concurrent <= 0) return `prConcurrentLimit: ${this.config.prConcurrentLimit} kerf pull requests are open`;
+    if (this.hourly <= 0) return `prHourlyLimit: ${this.config.prHourlyLimit} pull requests opened in the last hour`;
+    return null;
+  }
+  opened(): void {
+    this.hourly -= 1;
+    this.concurrent -= 1;
+  }
+}
+
+function heldReasons(decisions: readonly Decision[]): string {
+  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? 'no valid maintenance window (D3)' : (d.reason ?? d.action)}`))].join('; ');
+}
+
+function targetsOf(group: PrGroup): string[] {
+  return [...group.proposed, ...group.heldBack].map((d) => targetName(d.target));
+}
+
+function isKerfCommit(commit: CommitInfo, author: GitIdentity): boolean {
+  const email = author.email.toLowerCase();
+  return commit.parents.length === 1 && commit.authorEmail.toLowerCase() === email && commit.committerEmail.toLowerCase() === email && changeSetOfMessage(commit.message) !== null;
+}
+
+/** What the run works from: the default branch, the plan on it, and its groups. */
+interface Base {
+  branch: string;
+  sha: string;
+  run: PlanRun;
+  config: KerfConfig;
+  groups: Map<string, PrGroup>;
+}
+
+export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts): Promise<ReconcileResult> {
+  const renderBody = ports.renderBody ?? (await loadBodyTemplate());
+  return options.dryRun ? dryRun(options, renderBody) : new Reconciler(options, ports, renderBody).run();
+}
+
+function renderGroup(group: PrGroup, renderBody: RenderBody) {
+  const status = groupWindowStatus(group.proposed.length > 0 ? group.proposed : group.heldBack);
+  const changeSet = changeSetHash(group.proposed);
+  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group) }));
+  return { title: pullRequestTitle(group), body, status, changeSet };
+}
+
+/** Applies the group's edits to the scanned files; the decisions that landed form the PR content. */
+function groupEdits(run: PlanRun, group: PrGroup) {
+  const edits = planEdits(run.index, group.proposed);
+  const errors: ReconcileError[] = edits.errors.map((error) => ({ branch: group.branch, code: 'EditRefused', message: error.message }));
+  return { edits: edits.edits, content: { ...group, proposed: edits.applied }, errors };
+}
+
+/** Reads nothing from GitHub, assumes no open PRs, touches no ref: prints what a run would do. */
+async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promise<ReconcileResult> {
+  const run = await runPlan(options);
+  const config = withFlags(run.config, options);
+  const budget = new PullRequestBudget(config.prHourlyLimit, config.prConcurrentLimit, config);
+  const pullRequests: PullRequestOutcome[] = [];
+  const errors: ReconcileError[] = [];
+  for (const group of groupDecisions(run.plan.decisions, config)) {
+    const targets = targetsOf(group);
+    if (group.proposed.length === 0) {
+      pullRequests.push({ branch: group.branch, number: null, url: null, action: 'held', reason: heldReasons(group.heldBack), targets });
+      continue;
+    }
+    const limit = budget.heldBy();
+    if (limit) {
+      pullRequests.push({ branch: group.branch, number: null, url: null, action: 'held', reason: limit, targets });
+      continue;
+    }
+    const { edits, content, errors: editErrors } = groupEdits(run, group);
+    errors.push(...editErrors);
+    if (content.proposed.length === 0) continue;
+    budget.opened();
+    const rendered = renderGroup(content, renderBody);
+    pullRequests.push({
+      branch: group.branch,
+      number: null,
+      url: null,
+      action: 'opened',
+      title: rendered.title,
+      targets,
+      status: rendered.status,
+      commitMessage: commitMessage(content),
+      body: rendered.body,
+      files: edits.map((edit) => edit.path),
+    });
+  }
+  return { dryRun: true, plan: run.plan, pullRequests, errors };
+}
+
+class Reconciler {
+  private readonly git: GitPort;
+  private readonly github: GitHubPort;
+  private readonly secrets: readonly string[];
+  private readonly errors: ReconcileError[] = [];
+  private readonly outcomes: PullRequestOutcome[] = [];
+  private worktree: Worktree | undefined;
+
+  constructor(
+    private readonly options: ReconcileOptions,
+    private readonly ports: ReconcilePorts,
+    private readonly renderBody: RenderBody,
+  ) {
+    if (!ports.git || !ports.github) throw new Error('reconcile needs a Git and a GitHub port unless it is a dry run');
+    this.git = ports.git;
+    this.github = ports.github;
+    this.secrets = ports.secrets ?? [];
+  }
+
+  async run(): Promise<ReconcileResult> {
+    const defaultBranch = await this.git.defaultBranch();
+    const sha = (await this.git.fetch([defaultBranch], 1)).get(defaultBranch) as string;
+    this.worktree = await this.git.openWorktree(sha);
+    try {
+      let base = await this.plan(defaultBranch, sha);
+      const prefix = base.config.branchPrefix;
+      const remote = await this.git.branches(prefix);
+      const heads = await this.git.fetch([...remote.keys()], 2);
+      const pulls = (await this.github.listOpenPulls()).filter((pr) => pr.base === defaultBranch && pr.branch.startsWith(prefix));
+      const pullsByBranch = new Map(pulls.map((pr) => [pr.branch, pr]));
+      const hourAgo = (this.ports.clock ?? (() => new Date()))().getTime() - 3600_000;
+      const budget = new PullRequestBudget(
+        base.config.prHourlyLimit - pulls.filter((pr) => Date.parse(pr.createdAt) > hourAgo).length,
+        base.config.prConcurrentLimit - pulls.length,
+        base.config,
+      );
+
+      for (const branch of [...base.groups.keys()]) {
+        try {
+          base = await this.group(base, branch, pullsByBranch.get(branch) ?? null, heads.get(branch) ?? null, budget);
+        } catch (error) {
+          this.fail(branch, error);
+        }
+      }
+      for (const pr of pulls) {
+        if (base.groups.has(pr.branch)) continue;
+        try {
+          await this.orphan(base, pr, heads.get(pr.branch) ?? null);
+        } catch (error) {
+          this.fail(pr.branch, error);
+        }
+      }
+      return { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors };
+    } finally {
+      await this.worktree.close();
+    }
+  }
+
+  private fail(branch: string, error: unknown): void {
+    const code = (error as { code?: unknown }).code;
+    this.errors.push({
+      branch,
+      code: typeof code === 'string' ? code : 'Failed',
+      message: redact((error as Error)?.message ?? String(error), this.secrets),
+    });
+  }
+
+  private async plan(branch: string, sha: string): Promise<Base> {
+    const worktree = this.worktree as Worktree;
+    const run = await runPlan({ ...this.options, repo: worktree.root });
+    const config = withFlags(run.config, this.options);
+    const groups = new Map(groupDecisions(run.plan.decisions, config).map((group) => [group.branch, group]));
+    return { branch, sha, run, config, groups };
+  }
+
+  private author(base: Base): GitIdentity {
+    return base.config.author ?? DEFAULT_AUTHOR;
+  }
+
+  /** Why kerf must keep its hands off a branch (a human took it over), or null. */
+  private async stopReason(base: Base, pr: OpenPullRequest | null, head: string | null): Promise<string | null> {
+    if (pr?.labels.includes(STOP_LABEL)) return `the pull request carries the label ${STOP_LABEL}`;
+    if (head === null) return null;
+    const commit = await this.git.commitInfo(head);
+    if (!isKerfCommit(commit, this.author(base))) {
+      return `someone else pushed to the branch (commit ${commit.sha.slice(0, 12)} by ${commit.authorEmail} is not kerf's)`;
+    }
+    return null;
+  }
+
+  /** Says once on the PR that kerf stopped updating it. */
+  private async noticeStopped(pr: OpenPullRequest, why: string): Promise<void> {
+    const comments = await this.github.listComments(pr.number);
+    if (comments.some((body) => body.includes(STOP_MARKER))) return;
+    await this.github.comment(
+      pr.number,
+      `${STOP_MARKER}\nkerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, close this pull request and delete the branch.`,
+    );
+  }
+
+  /** Writes the status only when its state or description would change; `fresh` heads have none yet. */
+  private async syncStatus(sha: string, status: WindowStatus, fresh: boolean): Promise<void> {
+    if (!fresh) {
+      const current = await this.github.getWindowStatus(sha);
+      if (current?.state === status.state && current.description === status.description) return;
+    }
+    await this.github.setWindowStatus(sha, status);
+  }
+
+  private async group(
+    base: Base,
+    branch: string,
+    existing: OpenPullRequest | null,
+    remoteHead: string | null,
+    budget: PullRequestBudget,
+    retried = false,
+  ): Promise<Base> {
+    const group = base.groups.get(branch);
+    if (!group) return base; // gone after the default branch moved; an open PR of it is handled as an orphan
+    const targets = targetsOf(group);
+    const outcome = (action: PullRequestAction, extra: Partial<PullRequestOutcome> = {}, pr: OpenPullRequest | null = existing): void => {
+      this.outcomes.push({ branch, number: pr?.number ?? null, url: pr?.url ?? null, action, targets, ...extra });
+    };
+
+    if (group.proposed.length === 0) {
+      // Everything is held back: the branch keeps what it carries, and the status says why not to merge it.
+      const status = groupWindowStatus(group.heldBack);
+      if (existing) await this.syncStatus(existing.headSha, status, false);
+      outcome('held', { reason: heldReasons(group.heldBack), status });
+      return base;
+    }
+
+    const stopped = await this.stopReason(base, existing, remoteHead);
+    if (stopped) {
+      if (existing) {
+        await this.noticeStopped(existing, stopped);
+        await this.syncStatus(existing.headSha, groupWindowStatus(group.proposed), false);
+      }
+      outcome('held', { reason: `kerf stopped updating ${branch}: ${stopped}` });
+      return base;
+    }
+
+    if (!existing) {
+      const limit = budget.heldBy();
+      if (limit) {
+        outcome('held', { reason: limit });
+        return base;
+      }
+    }
+
+    const { edits, content, errors } = groupEdits(base.run, group);
+    this.errors.push(...errors);
+    if (content.proposed.length === 0) throw new GroupFailure('EditRefused', `no change of ${branch} could be written`);
+    const rendered = renderGroup(content, this.renderBody);
+
+    let head = remoteHead;
+    let pushed = false;
+    if (await this.needsRebuild(base, remoteHead, rendered.changeSet)) {
+      const result = await this.buildAndPush(base, content, edits, remoteHead);
+      if (result.kind === 'lease-rejected') {
+        if (existing) await this.noticeStopped(existing, 'someone else moved the branch while kerf was updating it');
+        outcome('held', { reason: `kerf stopped updating ${branch}: someone else moved the branch (the push lease failed)` });
+        return base;
+      }
+      if (result.kind === 'rejected') {
+        const moved = retried ? null : await this.rebase(base);
+        if (!moved) throw new GroupFailure('PushRejected', `git refused the push of ${branch}: ${result.message}`);
+        // The default branch moved under the push: rebuild on the new one and try once more.
+        return this.group(moved, branch, existing, remoteHead, budget, true);
+      }
+      head = result.sha;
+      pushed = true;
+    }
+    if (head === null) throw new GroupFailure('NoBranch', `${branch} has no head`);
+
+    if (!existing) {
+      const { pr, created } = await this.open(base, branch, rendered.title, rendered.body);
+      if (created) {
+        budget.opened();
+        if (base.config.labels.length > 0) await this.github.addLabels(pr.number, base.config.labels);
+        if (base.config.reviewers.length > 0 || base.config.teamReviewers.length > 0) {
+          await this.github.requestReviewers(pr.number, { reviewers: base.config.reviewers, teamReviewers: base.config.teamReviewers });
+        }
+        await this.syncStatus(head, rendered.status, pushed);
+        outcome('opened', { title: rendered.title, status: rendered.status }, pr);
+        return base;
+      }
+      return this.update(base, branch, pr, head, pushed, rendered, targets);
+    }
+    return this.update(base, branch, existing, head, pushed, rendered, targets);
+  }
+
+  private async update(
+    base: Base,
+    branch: string,
+    pr: OpenPullRequest,
+    head: string,
+    pushed: boolean,
+    rendered: ReturnType<typeof renderGroup>,
+    targets: string[],
+  ): Promise<Base> {
+    let changed = pushed;
+    if (pr.title !== rendered.title || pr.body !== rendered.body) {
+      await this.github.updatePull(pr.number, { title: rendered.title, body: rendered.body });
+      changed = true;
+    }
+    const missing = base.config.labels.filter((label) => !pr.labels.includes(label));
+    if (missing.length > 0) {
+      await this.github.addLabels(pr.number, missing);
+      changed = true;
+    }
+    await this.syncStatus(head, rendered.status, pushed);
+    this.outcomes.push({ branch, number: pr.number, url: pr.url, action: changed ? 'updated' : 'unchanged', title: rendered.title, targets, status: rendered.status });
+    return base;
+  }
+
+  /** Opens the PR; one that already exists for the branch (422) is found and taken instead. */
+  private async open(base: Base, branch: string, title: string, body: string): Promise<{ pr: OpenPullRequest; created: boolean }> {
+    try {
+      return { pr: await this.github.createPull({ branch, base: base.branch, title, body }), created: true };
+    } catch (error) {
+      if (!(error instanceof GitHubError) || error.code !== 'PullRequestExists') throw error;
+      const pr = await this.github.findOpenPull(branch, base.branch);
+      if (!pr) throw error;
+      return { pr, created: false };
+    }
+  }
+
+  /** A branch is rebuilt only when its change set differs or it no longer merges cleanly. */
+  private async needsRebuild(base: Base, head: string | null, changeSet: string): Promise<boolean> {
+    if (head === null) return true;
+    const commit = await this.git.commitInfo(head);
+    if (changeSetOfMessage(commit.message) !== changeSet) return true;
+    const [parent] = commit.parents;
+    return parent === undefined || !(await this.git.mergesCleanly(parent, head, base.sha));
+  }
+
+  private async buildAndPush(base: Base, content: PrGroup, edits: readonly { path: string; after: string }[], expected: string | null) {
+    const worktree = this.worktree as Worktree;
+    await worktree.reset(base.sha);
+    const sha = await worktree.commit(
+      edits.map((edit) => ({ path: edit.path, content: edit.after })),
+      commitMessage(content),
+      this.author(base),
+    );
+    const result = await this.git.push(sha, content.branch, expected);
+    return result.kind === 'pushed' ? { kind: 'pushed' as const, sha } : result;
+  }
+
+  /** The run's base after the default branch moved, or null when it did not. */
+  private async rebase(base: Base): Promise<Base | null> {
+    const sha = (await this.git.fetch([base.branch], 1)).get(base.branch) as string;
+    if (sha === base.sha) return null;
+    this.ports.log?.info('default branch moved; planning again', { branch: base.branch, from: base.sha, to: sha });
+    await (this.worktree as Worktree).reset(sha);
+    return this.plan(base.branch, sha);
+  }
+
+  /** An open kerf PR whose branch no group wants any more: closed with the reason, unless frozen (Z1). */
+  private async orphan(base: Base, pr: OpenPullRequest, head: string | null): Promise<void> {
+    const meta = readMeta(pr.body);
+    if (!meta) return; // a branch under the prefix, but not a PR kerf opened
+    const record = (action: PullRequestAction, reason: string, status?: WindowStatus) =>
+      this.outcomes.push({ branch: pr.branch, number: pr.number, url: pr.url, action, reason, targets: meta.targets, ...(status && { status }) });
+
+    const hold = this.frozen(base, meta.targets);
+    if (hold) {
+      const status: WindowStatus = { state: 'failure', description: hold === 'Paused' ? 'Do not merge: kerf is paused (Z4)' : 'Do not merge: a freeze window is open (Z1)' };
+      await this.syncStatus(pr.headSha, status, false);
+      record('held', `${hold}: nothing is closed or released while it holds (Z1)`, status);
+      return;
+    }
+    const stopped = await this.stopReason(base, pr, head);
+    if (stopped) {
+      record('held', `no longer wanted, but kerf stopped updating ${pr.branch}: ${stopped}; left to its new owner`);
+      return;
+    }
+    const reason = this.closeReason(base, meta.targets);
+    await this.github.comment(pr.number, `kerf closes this pull request: ${reason}.`);
+    await this.github.updatePull(pr.number, { state: 'closed' });
+    if (head !== null) await this.github.deleteBranch(pr.branch);
+    record('closed', reason);
+  }
+
+  /** Paused or frozen above the policy, or by the freeze windows of a target's policy. */
+  private frozen(base: Base, targets: readonly string[]): 'Paused' | 'FreezeWindow' | null {
+    const chart = chartHold(base.config, this.options);
+    if (chart) return chart;
+    const { index } = base.run;
+    for (const target of targets) {
+      const workload = index.workloads.get(target);
+      if (!workload) continue;
+      const match = selectPolicy(workload, index.policies.filter((policy) => policy.namespace === workload.ref.namespace));
+      if (match.kind === 'covered' && windowState(match.policy.apply.freezeWindows, 'freeze', this.options.now).open) return 'FreezeWindow';
+    }
+    return null;
+  }
+
+  /** Why the change is no longer wanted, per target (R2). */
+  private closeReason(base: Base, targets: readonly string[]): string {
+    const decisions = new Map(base.run.plan.decisions.map((d) => [workloadKey(d.target), d]));
+    const branchOf = (target: ObjectRef) => [...base.groups.values()].find((g) => g.proposed.some((d) => workloadKey(d.target) === workloadKey(target)))?.branch;
+    return targets
+      .map((target) => {
+        const decision = decisions.get(target);
+        if (!decision) return `${target}: its recommendation is gone`;
+        if (decision.action === 'pull-request') return `${target}: now proposed on ${branchOf(decision.target) ?? 'another branch'}`;
+        if (decision.action === 'in-place') return `${target}: its change now goes in place, through the in-cluster helper (G2)`;
+        switch (decision.phase) {
+          case 'UpToDate':
+            return `${target}: already at the recommended values`;
+          case 'Recommended':
+            return `${target}: its policy is now mode: recommend, so kerf releases its fields (R2)`;
+          case 'Unmanaged':
+            return `${target}: no policy covers it any more, so kerf releases its fields (R2)`;
+          default:
+            return `${target}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
+        }
+      })
+      .join('; ');
+  }
+}

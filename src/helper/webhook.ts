@@ -48,6 +48,7 @@ function containerPatch(base: string, container: PodContainer, wanted: Container
   const result = { requests: { ...resources?.requests }, limits: { ...resources?.limits } };
   for (const group of ['requests', 'limits'] as const) {
     const current: ResourceList | undefined = resources?.[group];
+    const groupOps: JsonPatchOperation[] = [];
     let created = current !== undefined;
     for (const resource of RESOURCES) {
       const to = wanted[group][resource];
@@ -55,18 +56,21 @@ function containerPatch(base: string, container: PodContainer, wanted: Container
       const from = current?.[resource];
       if (to === null) {
         if (from === undefined) continue;
-        ops.push({ op: 'remove', path: `${base}/resources/${group}/${resource}` });
+        groupOps.push({ op: 'remove', path: `${base}/resources/${group}/${resource}` });
         delete result[group][resource];
         continue;
       }
       if (same(from, to)) continue;
       if (!created) {
-        ops.push({ op: 'add', path: `${base}/resources/${group}`, value: {} });
+        groupOps.push({ op: 'add', path: `${base}/resources/${group}`, value: {} });
         created = true;
       }
-      ops.push({ op: 'add', path: `${base}/resources/${group}/${resource}`, value: to });
+      groupOps.push({ op: 'add', path: `${base}/resources/${group}/${resource}`, value: to });
       result[group][resource] = to;
     }
+    // The last entry removed: drop the map, as the API server would not keep an empty one.
+    const emptied = current !== undefined && Object.keys(current).length > 0 && Object.keys(result[group]).length === 0;
+    ops.push(...(emptied ? [{ op: 'remove' as const, path: `${base}/resources/${group}` }] : groupOps));
   }
   return { ops, result };
 }

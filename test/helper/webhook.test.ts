@@ -55,7 +55,13 @@ describe('admit', () => {
 
   it('N4: a limit removal reaches new pods through the webhook', () => {
     const pod = admitted(newPod(), [view({ containers: [{ name: 'app', requests: { cpu: '250m' }, limits: { memory: null } }] })]);
-    expect(pod.spec.containers[0]?.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: {} });
+    expect(pod.spec.containers[0]?.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' } });
+  });
+
+  it('N4: removing one of two limits keeps the other', () => {
+    const containers = [aPodContainer({ resources: { requests: { cpu: '500m' }, limits: { cpu: '1', memory: '1Gi' } } })];
+    const pod = admitted(newPod({ containers }), [view({ containers: [{ name: 'app', requests: {}, limits: { memory: null } }] })]);
+    expect(pod.spec.containers[0]?.resources).toEqual({ requests: { cpu: '500m' }, limits: { cpu: '1' } });
   });
 
   it.each([

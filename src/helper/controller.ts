@@ -16,7 +16,7 @@ import { workloadFromObject } from './live-workload.js';
 import type { Logger } from './logger.js';
 import { nextEvictions } from './on-delete.js';
 import type { EventNote, StatusUpdate } from './outcome.js';
-import { statusChanges } from './outcome.js';
+import { statusChanges, withInPlaceCondition } from './outcome.js';
 import { fallbackPlan, planResize } from './resize-plan.js';
 import type { ResizeMemory, ResizePlan } from './resize-plan.js';
 import type { WebhookState } from './webhook-state.js';
@@ -225,7 +225,8 @@ export class Controller {
   private async writeStatus(view: Recommendation, status: StatusUpdate): Promise<void> {
     if (!statusChanges(view.status, status)) return;
     const { namespace, name } = view.recommendation;
-    await this.options.port.patchRecommendationStatus(namespace, name, { ...status });
+    const conditions = withInPlaceCondition(view.status.conditions, status, view.generation, this.options.now());
+    await this.options.port.patchRecommendationStatus(namespace, name, { ...status, conditions });
     this.written.set(keyOf(namespace, name), { staleVersion: view.resourceVersion, status });
     this.options.logger.info('status written', { recommendation: keyOf(namespace, name), phase: status.phase, reason: status.reason });
   }

@@ -31,3 +31,34 @@ export function statusChanges(current: Record<string, unknown> | undefined, next
     .filter((key) => key !== 'appliedAt')
     .some((key) => (now[key] ?? null) !== (next[key] ?? null));
 }
+
+export const IN_PLACE_CONDITION = 'InPlaceApplied';
+
+interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+/**
+ * The recommendation's conditions with the helper's own (InPlaceApplied) set from the status it
+ * writes; others' conditions are kept, and the transition time moves only when the state does.
+ */
+export function withInPlaceCondition(current: unknown, status: StatusUpdate, generation: number, now: Date): Condition[] {
+  const conditions = (Array.isArray(current) ? current : []) as Condition[];
+  const previous = conditions.find((c) => c.type === IN_PLACE_CONDITION);
+  const state = status.phase === 'Applied' ? 'True' : 'False';
+  const reason = status.reason ?? status.phase;
+  const next: Condition = {
+    type: IN_PLACE_CONDITION,
+    status: state,
+    reason,
+    message: status.phase === 'Applied' ? 'every pod runs the recommended values' : `phase ${status.phase}${status.reason ? `, reason ${status.reason}` : ''}`,
+    lastTransitionTime: previous?.status === state ? previous.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    observedGeneration: generation,
+  };
+  return [...conditions.filter((c) => c.type !== IN_PLACE_CONDITION), next];
+}

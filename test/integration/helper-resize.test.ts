@@ -52,7 +52,13 @@ describe('helper against the stand-in: in-place resizes', () => {
     }
     const template = (h.api.store.get('deployments', 'shop', 'cart')?.spec as { template: { spec: { containers: { resources: unknown }[] } } }).template;
     expect(template.spec.containers[0]?.resources).toEqual(small);
-    expect(h.recommendationStatus('cart')).toMatchObject({ phase: 'Applied', strategy: 'in-place', configuredStrategy: 'in-place', observedGeneration: 1 });
+    expect(h.recommendationStatus('cart')).toMatchObject({
+      phase: 'Applied',
+      strategy: 'in-place',
+      configuredStrategy: 'in-place',
+      observedGeneration: 1,
+      conditions: [expect.objectContaining({ type: 'InPlaceApplied', status: 'True', reason: 'Applied', observedGeneration: 1 })],
+    });
     // The last Resized event follows the status write that says Applied.
     await eventually(() => eventsWith('Resized').length === 2);
     expect(eventsWith('Resized')[0]).toMatchObject({ reportingController: 'kerf-gitops', reportingInstance: 'helper-a', regarding: { kind: 'Deployment', name: 'cart' } });

@@ -1,0 +1,48 @@
+import { get } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HelperConfigError, HelperOptionsError, runHelper } from '../../src/helper/main.js';
+import { collectingLogger, startHarness } from '../helper/cluster-harness.js';
+import type { Harness } from '../helper/cluster-harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => h.close());
+
+function status(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
+
+describe('runHelper', () => {
+  it('serves /healthz and /readyz once the caches are listed, and stops cleanly', async () => {
+    const helper = await h.helper({ healthPort: 0 });
+    const port = helper.healthPort as number;
+    expect(await status(port, '/healthz')).toBe(200);
+    expect(await status(port, '/readyz')).toBe(200);
+    expect(await status(port, '/other')).toBe(404);
+    await helper.stop();
+    await expect(status(port, '/healthz')).rejects.toThrow();
+  });
+
+  it.each([
+    ['the webhook without TLS files', { webhookPort: 0 }, HelperOptionsError],
+  ])('refuses %s', async (_name, options, error) => {
+    await expect(runHelper({ kubeConfig: h.api.kubeConfig(), logger: collectingLogger([]), ...options })).rejects.toBeInstanceOf(error);
+  });
+
+  it.each([
+    ['an unknown key', { pauze: true }],
+    ['a pause that is not a boolean', { pause: 'yes' }],
+  ])('refuses a config file with %s, naming it', async (_name, config) => {
+    const file = h.writeConfig(config);
+    const started = runHelper({ kubeConfig: h.api.kubeConfig(), logger: collectingLogger([]), noWebhook: true, config: file });
+    await expect(started).rejects.toBeInstanceOf(HelperConfigError);
+    await expect(started).rejects.toThrow(file);
+  });
+});

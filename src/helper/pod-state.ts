@@ -72,11 +72,20 @@ export function resizableContainers(pod: Pod): PodContainer[] {
   return [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always')];
 }
 
-/** When the pod last became Ready; undefined while it is not Ready. */
+/**
+ * The latest instant an API time can stand for: the API keeps whole seconds, so "10:00:05Z" may
+ * mean as late as 10:00:05.999. Waits measured from it are never cut short.
+ */
+export function latestInstant(time: string): number {
+  return Date.parse(time) + (/\.\d+/.test(time) ? 0 : 999);
+}
+
+/** When the pod last became Ready (at the latest); undefined while it is not Ready. */
 export function readySince(pod: Pod): Date | undefined {
   const ready = condition(pod, 'Ready');
   if (!ready) return undefined;
-  return new Date(ready.lastTransitionTime ?? pod.metadata.creationTimestamp ?? 0);
+  const since = ready.lastTransitionTime ?? pod.metadata.creationTimestamp;
+  return new Date(since ? latestInstant(since) : 0);
 }
 
 export function isTerminating(pod: Pod): boolean {

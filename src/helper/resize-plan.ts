@@ -20,7 +20,7 @@ import type { ContainerResize } from '../cluster/cluster-port.js';
 import type { Pod } from '../cluster/objects.js';
 import { containerSpecs } from './live-workload.js';
 import type { EventNote, StatusUpdate } from './outcome.js';
-import { resizeProgress } from './pod-state.js';
+import { latestInstant, resizeProgress } from './pod-state.js';
 
 /** What the controller remembers per workload between passes (lost on restart: the pods' status carries the rest). */
 export interface ResizeMemory {
@@ -106,9 +106,8 @@ function fallbackAfterMs(policy: RightsizingPolicy): number {
  * earlier of the two is closest to the truth.
  */
 export function deferredSince(reported: string | undefined, remembered: string | undefined, now: Date): string {
-  const wholeSecond = reported !== undefined && !/\.\d+/.test(reported);
   const estimates = [
-    ...(reported !== undefined ? [Date.parse(reported) + (wholeSecond ? 999 : 0)] : []),
+    ...(reported !== undefined ? [latestInstant(reported)] : []),
     ...(remembered !== undefined ? [Date.parse(remembered)] : []),
   ].filter((at) => !Number.isNaN(at));
   return estimates.length > 0 ? new Date(Math.min(...estimates)).toISOString() : now.toISOString();

@@ -44,6 +44,14 @@ describe('nextEvictions', () => {
     expect(nextEvictions({ statefulSet: set, pods, policy, config: aConfig(), now: NOW })).toEqual(expected);
   });
 
+  it.each([
+    ['OD2: Ready at a whole second 30s ago may be only 29.001s: not settled yet', '2026-03-02T09:59:30Z', { evict: [], wait: 'settling' }],
+    ['OD2: Ready 31s ago (whole second) is settled', '2026-03-02T09:59:29Z', { evict: ['db-2'] }],
+  ])('%s', (_name, since, expected) => {
+    const pods = [member(0, 'db-old'), member(1, 'db-old'), member(2, 'db-old', { since })];
+    expect(nextEvictions({ statefulSet: statefulSet(), pods, policy: aPolicy(), config: aConfig(), now: NOW })).toEqual(expected);
+  });
+
   it('OD2: a pod still terminating holds every eviction', () => {
     const pods = outdatedSet();
     pods[2]!.metadata.deletionTimestamp = secondsAgo(1);

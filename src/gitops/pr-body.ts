@@ -22,6 +22,19 @@ export async function loadBodyTemplate(path: URL | string = DEFAULT_BODY_TEMPLAT
 export interface PullRequestMeta {
   changeSet: string;
   targets: string[];
+  /**
+   * The last `kerf/window` status kerf wrote and the head it wrote it on: while both still hold,
+   * a run needs no request to know the status is current.
+   */
+  head?: string;
+  window?: WindowStatus;
+}
+
+const STATES: readonly unknown[] = ['success', 'pending', 'failure'];
+
+function isWindowStatus(value: unknown): value is WindowStatus {
+  const status = value as Partial<WindowStatus> | null;
+  return typeof status === 'object' && status !== null && STATES.includes(status.state) && typeof status.description === 'string';
 }
 
 const META = /<!-- kerf:meta (\{.*?\}) -->/;
@@ -31,6 +44,11 @@ export function metaMarker(meta: PullRequestMeta): string {
   return `<!-- kerf:meta ${JSON.stringify(meta).replace(/>/g, '\\u003e')} -->`;
 }
 
+/** The body with its marker replaced (the rest, human edits included, kept as it is). */
+export function withMeta(body: string, meta: PullRequestMeta): string {
+  return META.test(body) ? body.replace(META, () => metaMarker(meta)) : `${body}\n\n${metaMarker(meta)}`;
+}
+
 /** The marker in a body, or null when the body has none (not kerf's, or edited away). */
 export function readMeta(body: string | null | undefined): PullRequestMeta | null {
   const match = META.exec(body ?? '');
@@ -38,7 +56,12 @@ export function readMeta(body: string | null | undefined): PullRequestMeta | nul
   try {
     const value = JSON.parse(match[1]) as Partial<PullRequestMeta>;
     if (typeof value.changeSet !== 'string' || !Array.isArray(value.targets) || !value.targets.every((t) => typeof t === 'string')) return null;
-    return { changeSet: value.changeSet, targets: value.targets };
+    return {
+      changeSet: value.changeSet,
+      targets: value.targets,
+      ...(typeof value.head === 'string' && { head: value.head }),
+      ...(isWindowStatus(value.window) && { window: { state: value.window.state, description: value.window.description } }),
+    };
   } catch {
     return null;
   }

@@ -11,7 +11,7 @@ import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
 import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type Worktree } from './git.js';
 import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
 import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
-import { bodyView, loadBodyTemplate, readMeta, type RenderBody } from './pr-body.js';
+import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
 
@@ -143,11 +143,16 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   return options.dryRun ? dryRun(options, renderBody) : new Reconciler(options, ports, renderBody).run();
 }
 
-function renderGroup(group: PrGroup, renderBody: RenderBody) {
+/** Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with the status. */
+function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null) {
   const status = groupWindowStatus(group.proposed.length > 0 ? group.proposed : group.heldBack);
   const changeSet = changeSetHash(group.proposed);
-  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group) }));
+  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) }));
   return { title: pullRequestTitle(group), body, status, changeSet };
+}
+
+function sameStatus(a: WindowStatus | null | undefined, b: WindowStatus): boolean {
+  return a?.state === b.state && a.description === b.description;
 }
 
 /** Applies the group's edits to the scanned files; the decisions that landed form the PR content. */
@@ -179,7 +184,7 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
     errors.push(...editErrors);
     if (content.proposed.length === 0) continue;
     budget.opened();
-    const rendered = renderGroup(content, renderBody);
+    const rendered = renderGroup(content, renderBody, null);
     pullRequests.push({
       branch: group.branch,
       number: null,
@@ -296,13 +301,27 @@ class Reconciler {
     );
   }
 
-  /** Writes the status only when its state or description would change; `fresh` heads have none yet. */
-  private async syncStatus(sha: string, status: WindowStatus, fresh: boolean): Promise<void> {
+  /**
+   * Writes the status only when its state or description would change. What is on the head is
+   * known without a request when the PR's metadata recorded it for this head; a head kerf has
+   * just pushed (`fresh`) has none yet.
+   */
+  private async syncStatus(pr: OpenPullRequest | null, head: string, status: WindowStatus, fresh: boolean): Promise<void> {
     if (!fresh) {
-      const current = await this.github.getWindowStatus(sha);
-      if (current?.state === status.state && current.description === status.description) return;
+      const meta = readMeta(pr?.body);
+      const current = meta?.head === head && meta.window ? meta.window : await this.github.getWindowStatus(head);
+      if (sameStatus(current, status)) return;
     }
-    await this.github.setWindowStatus(sha, status);
+    await this.github.setWindowStatus(head, status);
+  }
+
+  /** The status of a PR kerf does not rewrite (held, frozen, taken over), recorded in its metadata too. */
+  private async holdStatus(pr: OpenPullRequest, status: WindowStatus): Promise<void> {
+    await this.syncStatus(pr, pr.headSha, status, false);
+    const meta = readMeta(pr.body);
+    if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status))) {
+      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, head: pr.headSha, window: status }) });
+    }
   }
 
   private async group(
@@ -323,7 +342,7 @@ class Reconciler {
     if (group.proposed.length === 0) {
       // Everything is held back: the branch keeps what it carries, and the status says why not to merge it.
       const status = groupWindowStatus(group.heldBack);
-      if (existing) await this.syncStatus(existing.headSha, status, false);
+      if (existing) await this.holdStatus(existing, status);
       outcome('held', { reason: heldReasons(group.heldBack), status });
       return base;
     }
@@ -332,7 +351,7 @@ class Reconciler {
     if (stopped) {
       if (existing) {
         await this.noticeStopped(existing, stopped);
-        await this.syncStatus(existing.headSha, groupWindowStatus(group.proposed), false);
+        await this.holdStatus(existing, groupWindowStatus(group.proposed));
       }
       outcome('held', { reason: `kerf stopped updating ${branch}: ${stopped}` });
       return base;
@@ -349,11 +368,9 @@ class Reconciler {
     const { edits, content, errors } = groupEdits(base.run, group);
     this.errors.push(...errors);
     if (content.proposed.length === 0) throw new GroupFailure('EditRefused', `no change of ${branch} could be written`);
-    const rendered = renderGroup(content, this.renderBody);
-
     let head = remoteHead;
     let pushed = false;
-    if (await this.needsRebuild(base, remoteHead, rendered.changeSet)) {
+    if (await this.needsRebuild(base, remoteHead, changeSetHash(content.proposed))) {
       const result = await this.buildAndPush(base, content, edits, remoteHead);
       if (result.kind === 'lease-rejected') {
         if (existing) await this.noticeStopped(existing, 'someone else moved the branch while kerf was updating it');
@@ -370,8 +387,11 @@ class Reconciler {
       pushed = true;
     }
     if (head === null) throw new GroupFailure('NoBranch', `${branch} has no head`);
+    const rendered = renderGroup(content, this.renderBody, head);
 
     if (!existing) {
+      // The status goes on the head before the PR exists, so the body's metadata never claims a status that is not there.
+      await this.syncStatus(null, head, rendered.status, pushed);
       const { pr, created } = await this.open(base, branch, rendered.title, rendered.body);
       if (created) {
         budget.opened();
@@ -379,7 +399,6 @@ class Reconciler {
         if (base.config.reviewers.length > 0 || base.config.teamReviewers.length > 0) {
           await this.github.requestReviewers(pr.number, { reviewers: base.config.reviewers, teamReviewers: base.config.teamReviewers });
         }
-        await this.syncStatus(head, rendered.status, pushed);
         outcome('opened', { title: rendered.title, status: rendered.status }, pr);
         return base;
       }
@@ -398,6 +417,7 @@ class Reconciler {
     targets: string[],
   ): Promise<Base> {
     let changed = pushed;
+    await this.syncStatus(pr, head, rendered.status, pushed);
     if (pr.title !== rendered.title || pr.body !== rendered.body) {
       await this.github.updatePull(pr.number, { title: rendered.title, body: rendered.body });
       changed = true;
@@ -407,7 +427,6 @@ class Reconciler {
       await this.github.addLabels(pr.number, missing);
       changed = true;
     }
-    await this.syncStatus(head, rendered.status, pushed);
     this.outcomes.push({ branch, number: pr.number, url: pr.url, action: changed ? 'updated' : 'unchanged', title: rendered.title, targets, status: rendered.status });
     return base;
   }
@@ -464,7 +483,7 @@ class Reconciler {
     const hold = this.frozen(base, meta.targets);
     if (hold) {
       const status: WindowStatus = { state: 'failure', description: hold === 'Paused' ? 'Do not merge: kerf is paused (Z4)' : 'Do not merge: a freeze window is open (Z1)' };
-      await this.syncStatus(pr.headSha, status, false);
+      await this.holdStatus(pr, status);
       record('held', `${hold}: nothing is closed or released while it holds (Z1)`, status);
       return;
     }

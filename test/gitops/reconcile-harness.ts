@@ -56,10 +56,17 @@ let counter = 0;
 
 export async function startHarness(
   git: GitServer,
-  options: { shallow?: boolean; files?: FileChanges; settings?: Partial<GitHubSettings> } = {},
+  options: {
+    shallow?: boolean;
+    /** Added to (or replacing files of) the repo's first commit. */
+    files?: FileChanges;
+    /** The repo's files instead of examples/shop. */
+    baseFiles?: FileChanges;
+    settings?: Partial<GitHubSettings>;
+  } = {},
 ): Promise<Harness> {
   const repo = `shop-${process.pid}-${++counter}`;
-  await git.createBareRepo(OWNER, repo, { files: { ...(await exampleFiles()), ...options.files } });
+  await git.createBareRepo(OWNER, repo, { files: { ...(options.baseFiles ?? (await exampleFiles())), ...options.files } });
   const gh = await startGitHub({ git, token: TOKEN, owner: OWNER, repo, ...(options.settings && { settings: options.settings }) });
   const work = await mkdtemp(join(tmpdir(), 'kerf-reconcile-'));
   const clone = join(work, 'checkout');

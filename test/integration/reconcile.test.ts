@@ -76,14 +76,15 @@ describe('reconcile against the stand-ins', () => {
     expect(windowStatus((await h.head('kerf/shop/deployment/checkout')) as string)).toEqual(['success: Rollout: may merge at any time']);
     expect(prOf('kerf/shop/deployment/reports').body).toContain('Next maintenance window: **2026-12-05 00:00 UTC**');
 
-    const writes = h.gh.writeRequests().length;
-    const pushes = h.pushes();
+    const [requests, writes, pushes] = [h.gh.requests.length, h.gh.writeRequests().length, h.pushes()];
     expect(pushes).toBe(4);
     const second = await h.run({ reviewers: ['alice'] });
     expect(second.errors).toEqual([]);
     for (const branch of PROPOSED) expect(byBranch(second)[branch]?.action).toBe('unchanged');
     expect(h.gh.writeRequests().length).toBe(writes);
     expect(h.pushes()).toBe(pushes);
+    // Nothing changed, so nothing but the list of open PRs: the metadata says which status each head has.
+    expect(h.gh.requests.slice(requests).map((r) => `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, '')}`)).toEqual(['GET /pulls?state=open&per_page=100']);
   });
 
   it('a changed recommendation rebuilds only its branch and updates its PR; a moving default branch pushes nothing else', async () => {
@@ -153,6 +154,15 @@ describe('reconcile against the stand-ins', () => {
     for (const branch of PROPOSED) {
       expect(windowStatus((await h.head(branch)) as string).at(-1)).toBe('failure: Do not merge: a freeze window is open (Z1)');
     }
+    expect(h.pushes()).toBe(pushes);
+
+    // The freeze lifts: statuses come back, and the change no longer wanted is closed now.
+    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { '.kerf/config.yaml': config.replace('now: true', 'now: false') });
+    const after = await h.run();
+    expect(after.errors).toEqual([]);
+    expect(byBranch(after)['kerf/shop/deployment/orders']?.action).toBe('closed');
+    expect(windowStatus((await h.head('kerf/shop/deployment/checkout')) as string).at(-1)).toBe('success: Rollout: may merge at any time');
+    expect(windowStatus((await h.head('kerf/shop/deployment/reports')) as string).at(-1)).toBe('pending: Waiting for the maintenance window at 2026-12-05 00:00 UTC (D1)');
     expect(h.pushes()).toBe(pushes);
   });
 

@@ -1,7 +1,7 @@
 // The pod webhook (S2, N4): new pods of an in-place workload get the values already applied, as a
 // JSONPatch touching only CPU and memory. `admit` is pure; the HTTPS server around it fails open,
 // so a broken helper never blocks a pod.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { ContainerRecommendation } from '../model/types.js';
@@ -136,6 +136,27 @@ export interface WebhookServerOptions {
   host?: string;
   state: () => WebhookState;
   logger: Logger;
+  /** How often to look for a renewed certificate (cert-manager rewrites the mounted Secret); default 60 s. */
+  reloadIntervalMs?: number;
+}
+
+/** Re-reads the certificate and key when their files change, so a renewal needs no restart. */
+function reloadOnChange(server: Server, options: WebhookServerOptions): void {
+  const stamp = () => `${statSync(options.tlsCert).mtimeMs}|${statSync(options.tlsKey).mtimeMs}`;
+  let seen = stamp();
+  const timer = setInterval(() => {
+    try {
+      const now = stamp();
+      if (now === seen) return;
+      server.setSecureContext({ cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) });
+      seen = now;
+      options.logger.info('webhook certificate reloaded', { cert: options.tlsCert });
+    } catch (error) {
+      options.logger.warn('webhook certificate not reloaded, keeping the current one', { error: (error as Error).message });
+    }
+  }, options.reloadIntervalMs ?? 60_000);
+  timer.unref();
+  server.on('close', () => clearInterval(timer));
 }
 
 const MAX_BODY = 3 * 1024 * 1024;
@@ -177,5 +198,6 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       resolve();
     });
   });
+  reloadOnChange(server, options);
   return server;
 }

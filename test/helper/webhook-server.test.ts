@@ -1,7 +1,8 @@
+import { copyFileSync, utimesSync } from 'node:fs';
 import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:https';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookServer } from '../../src/helper/webhook.js';
 import type { WebhookState } from '../../src/helper/webhook-state.js';
 import type { Logger } from '../../src/helper/logger.js';
@@ -10,16 +11,17 @@ import { certificateFiles } from './tls.js';
 import type { CertificateFiles } from './tls.js';
 
 const warnings: string[] = [];
-const logger: Logger = { debug: () => {}, info: () => {}, warn: (msg) => warnings.push(msg), error: () => {} };
+const infos: string[] = [];
+const logger: Logger = { debug: () => {}, info: (msg) => infos.push(msg), warn: (msg) => warnings.push(msg), error: () => {} };
 
 let certificate: CertificateFiles;
 let server: Server;
 let state: () => WebhookState;
 
-function post(path: string, body: string): Promise<{ status: number; body: string }> {
+function post(path: string, body: string, ca = certificate.caPem): Promise<{ status: number; body: string }> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca: certificate.caPem, headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
@@ -42,7 +44,7 @@ beforeAll(async () => {
     replicaSetOwners: new Map(),
     applied: new Map([['shop/StatefulSet/db', { released: [{ name: 'app', requests: { cpu: '100m' }, limits: {} }], byRevision: new Map() }]]),
   });
-  server = await startWebhookServer({ tlsCert: certificate.certFile, tlsKey: certificate.keyFile, port: 0, host: '127.0.0.1', state: () => state(), logger });
+  server = await startWebhookServer({ tlsCert: certificate.certFile, tlsKey: certificate.keyFile, port: 0, host: '127.0.0.1', state: () => state(), logger, reloadIntervalMs: 20 });
 });
 
 afterAll(async () => {
@@ -78,5 +80,21 @@ describe('webhook server', () => {
 
   it('answers 404 off its path', async () => {
     expect((await post('/other', review)).status).toBe(404);
+  });
+
+  // Last: it replaces the certificate the other tests trust.
+  it('takes a renewed certificate from its files without a restart', async () => {
+    const renewed = certificateFiles();
+    try {
+      copyFileSync(renewed.certFile, certificate.certFile);
+      copyFileSync(renewed.keyFile, certificate.keyFile);
+      const future = new Date(Date.now() + 5000);
+      utimesSync(certificate.certFile, future, future);
+      await vi.waitFor(() => expect(infos).toContain('webhook certificate reloaded'), { timeout: 2000 });
+      expect((await post('/mutate-pods', review, renewed.caPem)).status).toBe(200);
+      await expect(post('/mutate-pods', review, certificate.caPem)).rejects.toThrow();
+    } finally {
+      renewed.cleanup();
+    }
   });
 });

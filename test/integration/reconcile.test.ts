@@ -204,4 +204,25 @@ describe('reconcile against the stand-ins', () => {
     expect(second.pullRequests.filter((pr) => pr.action === 'held' && pr.reason?.startsWith('prHourlyLimit'))).toHaveLength(2);
     expect(h.gh.state.prs).toHaveLength(2);
   });
+
+  it('prConcurrentLimit: no more open kerf PRs than the limit; the rest is held back', async () => {
+    const config = (await readFile(join(EXAMPLE, '.kerf/config.yaml'), 'utf8')).replace('prConcurrentLimit: 20', 'prConcurrentLimit: 3');
+    h = await startHarness(git, { files: { '.kerf/config.yaml': config } });
+    const result = await h.run();
+    expect(result.pullRequests.filter((pr) => pr.action === 'opened')).toHaveLength(3);
+    expect(byBranch(result)['kerf/shop/deployment/reports']).toMatchObject({ action: 'held', reason: 'prConcurrentLimit: 3 kerf pull requests are open' });
+  });
+
+  it('D3: with no valid maintenance window at all, the deferred change opens no PR', async () => {
+    const policies = (await readFile(join(EXAMPLE, 'policies/shop.yaml'), 'utf8')).replace(
+      /strategy: deferred\n    maintenanceWindows:\n      - schedule: "0 1 \* \* 6"/,
+      'strategy: deferred\n    maintenanceWindows:\n      - schedule: "0 0 1 * * 6"',
+    );
+    expect(policies).toContain('"0 0 1 * * 6"');
+    h = await startHarness(git, { files: { 'policies/shop.yaml': policies } });
+    const result = await h.run();
+    expect(byBranch(result)['kerf/shop/deployment/reports']).toMatchObject({ action: 'held', number: null, reason: 'shop/Deployment/reports: no valid maintenance window (D3)' });
+    expect(await h.head('kerf/shop/deployment/reports')).toBeNull();
+    expect(h.gh.state.prs.map((pr) => pr.head)).not.toContain('kerf/shop/deployment/reports');
+  });
 });

@@ -70,13 +70,16 @@ export interface ReconcileResult {
 export const STOP_LABEL = 'kerf/stop-updating';
 const STOP_MARKER = '<!-- kerf:stopped -->';
 
-/** An error of one group: reported, and the other groups go on. */
-class GroupFailure extends Error {
+export type ReconcileFailureCode = 'MissingPorts' | 'EditRefused' | 'PushRejected' | 'NoBranch';
+
+/** A failure of the run's own making; within a group it is reported and the other groups go on. */
+export class ReconcileFailure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ReconcileFailureCode,
     message: string,
   ) {
     super(message);
+    this.name = 'ReconcileFailure';
   }
 }
 
@@ -214,7 +217,7 @@ class Reconciler {
     private readonly ports: ReconcilePorts,
     private readonly renderBody: RenderBody,
   ) {
-    if (!ports.git || !ports.github) throw new Error('reconcile needs a Git and a GitHub port unless it is a dry run');
+    if (!ports.git || !ports.github) throw new ReconcileFailure('MissingPorts', 'reconcile needs a Git and a GitHub port unless it is a dry run');
     this.git = ports.git;
     this.github = ports.github;
     this.secrets = ports.secrets ?? [];
@@ -367,7 +370,7 @@ class Reconciler {
 
     const { edits, content, errors } = groupEdits(base.run, group);
     this.errors.push(...errors);
-    if (content.proposed.length === 0) throw new GroupFailure('EditRefused', `no change of ${branch} could be written`);
+    if (content.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
     let head = remoteHead;
     let pushed = false;
     if (await this.needsRebuild(base, remoteHead, changeSetHash(content.proposed))) {
@@ -379,14 +382,14 @@ class Reconciler {
       }
       if (result.kind === 'rejected') {
         const moved = retried ? null : await this.rebase(base);
-        if (!moved) throw new GroupFailure('PushRejected', `git refused the push of ${branch}: ${result.message}`);
+        if (!moved) throw new ReconcileFailure('PushRejected', `git refused the push of ${branch}: ${result.message}`);
         // The default branch moved under the push: rebuild on the new one and try once more.
         return this.group(moved, branch, existing, remoteHead, budget, true);
       }
       head = result.sha;
       pushed = true;
     }
-    if (head === null) throw new GroupFailure('NoBranch', `${branch} has no head`);
+    if (head === null) throw new ReconcileFailure('NoBranch', `${branch} has no head`);
     const rendered = renderGroup(content, this.renderBody, head);
 
     if (!existing) {

@@ -2,7 +2,7 @@
 // pods itself, highest ordinal first, a few per pass, only on a settled, healthy set. Pure.
 import type { HoldReason, KerfConfig, RightsizingPolicy } from '../model/types.js';
 import { parseDuration } from '../rules/duration.js';
-import { windowState } from '../rules/window-state.js';
+import { pauseOrFreeze } from '../rules/decide.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
 import { isObject } from '../cluster/objects.js';
 import { isTerminating, ordinalOf, readySince } from './pod-state.js';
@@ -15,16 +15,6 @@ export interface EvictionPlan {
   /** Why nothing (more) is evicted this pass. */
   wait?: EvictionWait;
   hold?: HoldReason;
-}
-
-/** Z1, Z4: a freeze or pause stops pod replacement like any other apply. */
-export function applyHold(config: KerfConfig, policy: RightsizingPolicy, now: Date): HoldReason | null {
-  if (config.pause) return 'Paused';
-  const frozen =
-    config.freeze.now ||
-    windowState(config.freeze.windows, 'freeze', now).open ||
-    windowState(policy.apply.freezeWindows, 'freeze', now).open;
-  return frozen ? 'FreezeWindow' : null;
 }
 
 export function nextEvictions(input: {
@@ -44,7 +34,8 @@ export function nextEvictions(input: {
     .filter((pod) => !isTerminating(pod) && pod.metadata.labels?.['controller-revision-hash'] !== updateRevision)
     .sort((a, b) => ordinalOf(b) - ordinalOf(a));
   if (outdated.length === 0) return { evict: [], wait: 'up-to-date' };
-  const hold = applyHold(input.config, policy, now);
+  // Z1, Z4: a freeze or pause stops pod replacement like any other apply.
+  const hold = pauseOrFreeze(input.config, policy, false, now);
   if (hold) return { evict: [], wait: 'held', hold };
   // OD2: every pod present, none going away, all Ready (the health watch's "no breach" until it exists) ...
   const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;

@@ -53,12 +53,14 @@ export interface DecisionInput {
   now: Date;
 }
 
-function isFrozen(config: KerfConfig, policy: RightsizingPolicy, now: Date): boolean {
-  return (
+/** Z1, Z4: the holds above every policy and strategy — a pause, then a freeze. */
+export function pauseOrFreeze(config: KerfConfig, policy: RightsizingPolicy, fleetPaused: boolean, now: Date): 'Paused' | 'FreezeWindow' | null {
+  if (fleetPaused || config.pause) return 'Paused';
+  const frozen =
     config.freeze.now ||
     windowState(config.freeze.windows, 'freeze', now).open ||
-    windowState(policy.apply.freezeWindows, 'freeze', now).open
-  );
+    windowState(policy.apply.freezeWindows, 'freeze', now).open;
+  return frozen ? 'FreezeWindow' : null;
 }
 
 function blockedOnNode(facts: DecisionFacts, changes: readonly Change[]): boolean {
@@ -110,9 +112,7 @@ export function decide(input: DecisionInput): Decision {
   if (policy.mode === 'recommend') return { ...decision, phase: 'Recommended' };
 
   const hold: HoldReason | null =
-    facts.fleetPaused || config.pause ? 'Paused'
-    : isFrozen(config, policy, now) ? 'FreezeWindow'
-    : guardrailHold(input, effective.strategy, changes);
+    pauseOrFreeze(config, policy, facts.fleetPaused === true, now) ?? guardrailHold(input, effective.strategy, changes);
   if (hold) return { ...decision, action: 'blocked', phase: 'Blocked', reason: hold };
 
   if (effective.strategy === 'in-place') return { ...decision, action: 'in-place', phase: 'InPlace' };

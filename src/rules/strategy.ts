@@ -81,10 +81,14 @@ export function needsJvmAwareRollout(workload: Workload, changes: readonly Chang
   });
 }
 
-/** F3: a fallback recorded for the strategy that is still configured sticks. */
+/**
+ * F3: a fallback recorded for the strategy that is still configured sticks. A rollout recorded for
+ * an HPA or a JVM (R3, N3) is not a fallback: it follows the workload, so it is worked out afresh.
+ */
 export function hasStickyFallback(recommendation: RightsizingRecommendation, configured: Strategy): boolean {
   const { status } = recommendation;
-  return configured === 'in-place' && status.strategy === 'rollout' && status.configuredStrategy === configured;
+  const derived = status.reason === 'HPACoordination' || status.reason === 'JVMMemory';
+  return configured === 'in-place' && status.strategy === 'rollout' && status.configuredStrategy === configured && !derived;
 }
 
 export interface EffectiveStrategy {

@@ -39,6 +39,7 @@ const rows: Row[] = [
   // Fallback
   ['F3: a fallback recorded for the configured strategy sticks', { recommendation: aRecommendation(undefined, { status: { strategy: 'rollout', configuredStrategy: 'in-place' } }) }, { configuredStrategy: 'in-place', strategy: 'rollout', reason: 'Fallback', action: 'pull-request', phase: 'Proposed' }],
   ['F3: a fallback recorded under another configured strategy no longer applies', { recommendation: aRecommendation(undefined, { status: { strategy: 'rollout', configuredStrategy: 'deferred' } }) }, { strategy: 'in-place', reason: null, action: 'in-place' }],
+  ['F3: a rollout recorded for a JVM is not a sticky fallback', { recommendation: aRecommendation(undefined, { status: { strategy: 'rollout', configuredStrategy: 'in-place', reason: 'JVMMemory' } }) }, { strategy: 'in-place', action: 'in-place' }],
   // HPA, JVM/Python, limit removal
   ['R3: a workload with an HPA goes by rollout', { facts: { hpas: [{ ref: { namespace: 'shop', kind: 'HorizontalPodAutoscaler', name: 'cart' }, target: { kind: 'Deployment', name: 'cart' }, minReplicas: 2 }] } }, { configuredStrategy: 'in-place', strategy: 'rollout', reason: 'HPACoordination', action: 'pull-request' }],
   ['R3: an HPA of another workload does not count', { facts: { hpas: [{ ref: { namespace: 'shop', kind: 'HorizontalPodAutoscaler', name: 'x' }, target: { kind: 'Deployment', name: 'other' } }] } }, { strategy: 'in-place' }],

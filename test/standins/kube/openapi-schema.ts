@@ -71,9 +71,10 @@ function typeOf(value: Json): string {
 
 function typeMatches(value: Json, schema: Schema): boolean {
   const actual = typeOf(value);
+  // nullable applies to int-or-string fields too (a CRD's `limits.memory: null`).
+  if (actual === 'null') return schema.nullable === true || (!schema.type && !schema['x-kubernetes-int-or-string']);
   if (schema['x-kubernetes-int-or-string']) return actual === 'integer' || actual === 'string';
   if (!schema.type) return true;
-  if (actual === 'null') return schema.nullable === true;
   return actual === schema.type || (schema.type === 'number' && actual === 'integer');
 }
 

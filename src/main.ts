@@ -14,6 +14,8 @@ const USAGE = `usage: kerf-gitops <command> [options]
 commands:
   plan     show what kerf would do now for every recommendation, and why
   write    make the plan's pull-request edits in the working tree (no git, no network)
+  helper   the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
+           (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
   doctor   find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
            (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none)
@@ -89,6 +91,58 @@ export function parseCommandOptions(
   };
 }
 
+function port(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new UsageError(`${flag} must be a port number, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+/** The in-cluster helper: runs until SIGTERM or SIGINT, then hands its Lease back. */
+async function helperCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      'webhook-port': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'no-webhook': { type: 'boolean', default: false },
+      'health-port': { type: 'string' },
+    },
+    allowPositionals: false,
+    strict: true,
+  });
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { runHelper, HelperConfigError, HelperOptionsError } = await import('./helper/main.js');
+  const { jsonLineLogger } = await import('./helper/logger.js');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+  const webhookPort = port(values['webhook-port'], '--webhook-port');
+  const healthPort = port(values['health-port'], '--health-port');
+  try {
+    const helper = await runHelper({
+      ...(values.config !== undefined && { config: values.config }),
+      ...(webhookPort !== undefined && { webhookPort }),
+      ...(values['tls-cert'] !== undefined && { tlsCert: values['tls-cert'] }),
+      ...(values['tls-key'] !== undefined && { tlsKey: values['tls-key'] }),
+      noWebhook: values['no-webhook'],
+      ...(healthPort !== undefined && { healthPort }),
+      kubeConfig,
+      logger: jsonLineLogger(process.stdout),
+    });
+    await new Promise<void>((resolveStop) => {
+      process.once('SIGTERM', resolveStop);
+      process.once('SIGINT', resolveStop);
+    });
+    await helper.stop();
+    return 0;
+  } catch (error) {
+    if (error instanceof HelperConfigError || error instanceof HelperOptionsError) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -121,6 +175,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       }
       case 'reconcile':
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
+      case 'helper':
+        return await helperCommand(rest);
       case undefined:
       case '--help':
       case 'help':

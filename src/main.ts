@@ -12,11 +12,11 @@ import { writeFileAtomic } from './manifests/atomic-write.js';
 const USAGE = `usage: kerf-gitops <command> [options]
 
 commands:
-  plan     show what kerf would do now for every recommendation, and why
-  write    make the plan's pull-request edits in the working tree (no git, no network)
-  helper   the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
-           (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
-  doctor   find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings)
+  plan       show what kerf would do now for every recommendation, and why
+  write      make the plan's pull-request edits in the working tree (no git, no network)
+  helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
+             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
+  doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
            (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none)
 

@@ -6,6 +6,7 @@ import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command.js';
 import { diagnose, renderFindings } from './gitops/doctor.js';
+import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
 import { planEdits } from './gitops/edits.js';
 import { writeFileAtomic } from './manifests/atomic-write.js';
 
@@ -16,7 +17,8 @@ commands:
   write      make the plan's pull-request edits in the working tree (no git, no network)
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
              (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
-  doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings)
+  doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
+             with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
            (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none)
 
@@ -143,6 +145,17 @@ async function helperCommand(args: string[]): Promise<number> {
   }
 }
 
+/** Only GitHub knows the branch's rules: asked when a workflow's token and repository are set. */
+async function windowProtection(env: NodeJS.ProcessEnv) {
+  if (!env.GITHUB_TOKEN || !env.GITHUB_REPOSITORY) return undefined;
+  try {
+    return await createGitHub(gitHubOptionsFromEnv(env)).windowProtection();
+  } catch (error) {
+    if (error instanceof GitHubError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -169,7 +182,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       case 'doctor': {
         const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });
         const { plan, index, config } = await runPlan(options);
-        const findings = diagnose({ index, plan, config, now: options.now });
+        const branchProtection = await windowProtection(env);
+        const findings = diagnose({ index, plan, config, now: options.now, ...(branchProtection && { branchProtection }) });
         process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings }, null, 2)}\n` : renderFindings(findings));
         return options.extra.strict === true && findings.length > 0 ? 1 : 0;
       }

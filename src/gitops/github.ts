@@ -2,6 +2,7 @@
 // retry and throttling plugins ride out 5xx answers and rate limits within a budget.
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from '../helper/logger.js';
+import type { BranchProtection } from './doctor.js';
 import { redact } from './redact.js';
 import { WINDOW_STATUS_CONTEXT, type WindowStatus } from './window-status.js';
 
@@ -35,6 +36,11 @@ export interface GitHubPort {
   getWindowStatus(sha: string): Promise<WindowStatus | null>;
   setWindowStatus(sha: string, status: WindowStatus): Promise<void>;
   deleteBranch(branch: string): Promise<void>;
+  /**
+   * Whether `branch` (default: the repository's default branch) requires the `kerf/window` status,
+   * by a ruleset or else by classic protection; `unknown`, with why, when GitHub will not tell.
+   */
+  windowProtection(branch?: string): Promise<BranchProtection>;
 }
 
 /** How long kerf keeps retrying one request before it reports the failure. */
@@ -115,6 +121,9 @@ const PERMISSIONS = {
   'read commit statuses': 'statuses: read',
   'set a commit status': 'statuses: write',
   'delete a branch': 'contents: write',
+  'read the repository': 'metadata: read',
+  'read branch rules': 'metadata: read',
+  'read branch protection': 'administration: read',
 } as const;
 
 const ACTIONS_MAY_NOT = /not permitted to create or approve pull requests/i;
@@ -243,6 +252,22 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
       throw describeRequestError(error, operation, options.repository, options.token);
     }
   };
+  /** Rulesets first (readable with metadata read); classic protection only admins may read. */
+  const requiresWindow = async (branch: string): Promise<boolean> => {
+    const rules = await call('read branch rules', () => octokit.paginate(octokit.rest.repos.getBranchRules, { owner, repo, branch, per_page: 100 }));
+    const byRuleset = rules.some(
+      (rule) => rule.type === 'required_status_checks' && rule.parameters?.required_status_checks.some((check) => check.context === WINDOW_STATUS_CONTEXT),
+    );
+    if (byRuleset) return true;
+    try {
+      const checks = (await octokit.rest.repos.getBranchProtection({ owner, repo, branch })).data.required_status_checks;
+      return [...(checks?.contexts ?? []), ...(checks?.checks ?? []).map((check) => check.context)].includes(WINDOW_STATUS_CONTEXT);
+    } catch (error) {
+      // "Branch not protected" is an answer; a 404 without it is GitHub hiding protection from a non-admin.
+      if (error instanceof RequestError && error.status === 404 && /not protected/i.test(String((error.response?.data as { message?: unknown } | undefined)?.message))) return false;
+      throw describeRequestError(error, 'read branch protection', options.repository, options.token);
+    }
+  };
   const ours = (pr: PullLike) => !pr.head.repo || pr.head.repo.full_name.toLowerCase() === options.repository.toLowerCase();
 
   return {
@@ -294,5 +319,17 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
       call('delete a branch', async () => {
         await octokit.rest.git.deleteRef({ owner, repo, ref: `heads/${branch}` });
       }),
+    windowProtection: async (branch) => {
+      let name = branch;
+      try {
+        name ??= (await call('read the repository', () => octokit.rest.repos.get({ owner, repo }))).data.default_branch;
+        return { state: (await requiresWindow(name)) ? 'required' : 'missing', branch: name };
+      } catch (error) {
+        // Doctor's question, not a run's: whatever kept GitHub from answering (no admin rights for
+        // classic protection, an outage) makes the answer unknown, with the reason.
+        if (error instanceof GitHubError) return { state: 'unknown', branch: name ?? 'the default branch', detail: error.message };
+        throw error;
+      }
+    },
   };
 }

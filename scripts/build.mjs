@@ -1,8 +1,33 @@
-// Transpiles src/ to lib/ (one file per module, for the CLI's `bin`) and bundles the benchmarks
-// into lib/bench/ with esbuild.
+// Transpiles src/ to lib/ (one file per module, for the CLI's `bin`), bundles the benchmarks into
+// lib/bench/ and the Action into dist/index.js with esbuild.
 import { build } from 'esbuild';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The Action as one file: the runner fetches the action's repo without node_modules. ESM, as
+ * @actions/core 3 and octokit are; CommonJS dependencies (simple-git's `debug`, cron-parser)
+ * call `require` for Node's built-ins, which an ESM file lacks, so the banner provides one.
+ * No source map and paths relative to the root: the same sources give the same bytes anywhere,
+ * which the dist check relies on.
+ */
+export function buildAction(outfile) {
+  return build({
+    absWorkingDir: ROOT,
+    entryPoints: ['src/index.ts'],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    banner: { js: "import { createRequire as __kerfCreateRequire } from 'node:module';\nconst require = __kerfCreateRequire(import.meta.url);" },
+    legalComments: 'eof',
+    logLevel: 'warning',
+  });
+}
 
 function sources(dir) {
   return readdirSync(dir).flatMap((entry) => {
@@ -12,23 +37,32 @@ function sources(dir) {
   });
 }
 
-await build({
-  entryPoints: sources('src'),
-  outdir: 'lib',
-  outbase: 'src',
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  logLevel: 'warning',
-});
+async function buildAll() {
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: sources(join(ROOT, 'src')),
+    outdir: 'lib',
+    outbase: 'src',
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    logLevel: 'warning',
+  });
 
-await build({
-  entryPoints: ['bench/index.ts'],
-  outfile: 'lib/bench/index.js',
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  logLevel: 'warning',
-});
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: ['bench/index.ts'],
+    outfile: 'lib/bench/index.js',
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    logLevel: 'warning',
+  });
+
+  await buildAction('dist/index.js');
+}
+
+// Run as a script (`npm run build`); imported, it only lends buildAction to the dist check.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await buildAll();

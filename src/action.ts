@@ -1,0 +1,83 @@
+// The GitHub Action: its inputs become the options `kerf-gitops reconcile` builds, the same
+// reconcile() runs, and the result becomes outputs, annotations and the job summary. Only this
+// edge reads the inputs, the environment and the clock.
+import * as core from '@actions/core';
+import { diagnose, renderFindings, type Finding } from './gitops/doctor.js';
+import { createGit, GitError } from './gitops/git.js';
+import { createGitHub, GitHubError, gitHubOptionsFromEnv, type GitHubPort } from './gitops/github.js';
+import { InputError } from './gitops/inputs.js';
+import { renderPlanTable } from './gitops/plan-table.js';
+import { loadBodyTemplate } from './gitops/pr-body.js';
+import { reconcile, type ReconcileOptions, type ReconcilePorts } from './gitops/reconcile.js';
+import { renderReconcileTable } from './gitops/reconcile-table.js';
+import { redact } from './gitops/redact.js';
+import { runPlan } from './gitops/run-plan.js';
+import type { Logger } from './helper/logger.js';
+import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
+import { heldBackChanges } from './action/held-back.js';
+import { inputMessage, readInputs } from './action/inputs.js';
+import { coreLogger } from './action/logger.js';
+import { actionOutputs } from './action/outputs.js';
+import { renderSummary } from './action/summary.js';
+
+/**
+ * The PR body template, found from the running file: the bundle in `dist/`, like `lib/` and
+ * `src/`, sits one level below the package root, and the runner fetches the whole action repo.
+ */
+const BODY_TEMPLATE = new URL('../templates/pr/body.md', import.meta.url);
+
+/** The ports `kerf-gitops reconcile` builds from its environment, with the token from the input. */
+async function connect(options: ReconcileOptions, token: string, log: Logger): Promise<Pick<ReconcilePorts, 'git' | 'github'>> {
+  const github = gitHubOptionsFromEnv({ ...process.env, GITHUB_TOKEN: token });
+  const git = await createGit({ repo: options.repo, token });
+  return { git, github: createGitHub({ ...github, log }) };
+}
+
+async function doctor(options: ReconcileOptions, github: GitHubPort | undefined): Promise<Finding[]> {
+  const { plan, index, config } = await runPlan(options);
+  // A dry run asks GitHub nothing, so the branch's rules go unchecked then.
+  const branchProtection = await github?.windowProtection();
+  const findings = diagnose({ index, plan, config, now: options.now, ...(branchProtection && { branchProtection }) });
+  core.info(renderFindings(findings));
+  return findings;
+}
+
+export async function run(): Promise<void> {
+  const token = core.getInput('token');
+  if (token) core.setSecret(token);
+  const secrets = token ? [token] : [];
+  try {
+    const { options, doctor: runDoctor } = readInputs(new Date());
+    const log = coreLogger(secrets);
+    const annotate = annotator(options.repo, secrets);
+    const ports = options.dryRun ? {} : await connect(options, token, log);
+
+    const findings = runDoctor ? await core.group('kerf doctor', () => doctor(options, ports.github)) : undefined;
+    if (findings) annotate(findingAnnotations(findings));
+    const renderBody = await loadBodyTemplate(BODY_TEMPLATE);
+    const result = await core.group('kerf reconcile', () => reconcile(options, { ...ports, log, renderBody, secrets }));
+    const heldBack = heldBackChanges(result);
+    core.startGroup('kerf plan');
+    core.info(redact(renderPlanTable(result.plan), secrets));
+    core.endGroup();
+    core.startGroup('kerf pull requests');
+    core.info(redact(renderReconcileTable(result), secrets));
+    core.endGroup();
+
+    annotate(planErrorAnnotations(result.plan.errors));
+    annotate(heldBackAnnotations(heldBack));
+    annotate(reconcileErrorAnnotations(result.errors));
+    for (const [name, value] of Object.entries(actionOutputs(result, heldBack))) core.setOutput(name, redact(value, secrets));
+    // Outside a runner (a local run) there is no summary file to write.
+    if (process.env.GITHUB_STEP_SUMMARY) {
+      await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }) }), secrets), true).write();
+    }
+    if (result.errors.length > 0) core.setFailed(`${result.errors.length} pull request group(s) failed; the others went on (see the errors above)`);
+  } catch (error) {
+    if (error instanceof InputError) return core.setFailed(redact(inputMessage(error), secrets));
+    // Git or GitHub failing before any group could start (no access, no origin): their messages say what to fix.
+    if (error instanceof GitError || error instanceof GitHubError) return core.setFailed(redact(error.message, secrets));
+    core.debug(redact((error as Error)?.stack ?? String(error), secrets));
+    core.setFailed(redact(`kerf-gitops failed unexpectedly: ${(error as Error)?.message ?? String(error)}`, secrets));
+  }
+}

@@ -1,0 +1,119 @@
+// The job summary (Markdown): what the run did to pull requests, what it held back and until
+// when, the whole plan, doctor's findings and the errors. Pure: the Action writes it.
+import type { Decision } from '../model/types.js';
+import type { Finding } from '../gitops/doctor.js';
+import { describeChanges } from '../gitops/plan-table.js';
+import { targetName } from '../gitops/groups.js';
+import type { PullRequestOutcome, ReconcileResult } from '../gitops/reconcile.js';
+import { formatWindowTime } from '../gitops/window-status.js';
+import type { HeldBackChange } from './held-back.js';
+
+export interface SummaryInput {
+  result: ReconcileResult;
+  heldBack: readonly HeldBackChange[];
+  /** Absent when doctor did not run. */
+  findings?: readonly Finding[];
+}
+
+/** A table cell: pipes would end the cell, line breaks the row. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
+}
+
+function link(text: string, url: string | null): string {
+  return url === null ? text : `[${text.replace(/[[\]]/g, '\\$&')}](${url})`;
+}
+
+function pullRequestCell(pr: PullRequestOutcome, dryRun: boolean): string {
+  const title = pr.title ?? '';
+  if (pr.number === null) return dryRun && pr.action === 'opened' ? `(would open) ${title}` : title;
+  return link(`#${pr.number}${title ? ` ${title}` : ''}`, pr.url);
+}
+
+function strategy(decision: Decision): string {
+  if (!decision.strategy) return '-';
+  return decision.strategy === decision.configuredStrategy ? decision.strategy : `${decision.strategy} (was ${decision.configuredStrategy})`;
+}
+
+function when(nextWindow: string | null): string {
+  return nextWindow ? formatWindowTime(nextWindow) : '-';
+}
+
+function where(file: string | undefined, line: number | undefined): string {
+  return file ? `\`${file}${line ? `:${line}` : ''}\` ` : '';
+}
+
+export function renderSummary({ result, heldBack, findings }: SummaryInput): string {
+  const count = (action: PullRequestOutcome['action']) => result.pullRequests.filter((pr) => pr.action === action).length;
+  const out = [
+    '## kerf-gitops',
+    '',
+    `Reconcile at ${result.plan.now}: **${count('opened')} opened**, ${count('updated')} updated, ${count('closed')} closed, ${count('unchanged')} unchanged; ${heldBack.length} change(s) held back.`,
+  ];
+  if (result.dryRun) out.push('', '> Dry run: nothing was pushed and nothing was sent to GitHub; "opened" means "would open".');
+
+  // A group held back before it ever had a PR is listed change by change under "Held back".
+  const pulls = result.pullRequests.filter((pr) => pr.action !== 'held' || pr.number !== null);
+  out.push('', '### Pull requests', '');
+  if (pulls.length === 0) out.push('No pull request to open, update or close.');
+  else {
+    out.push(
+      ...table(
+        ['Action', 'Pull request', 'Branch', 'kerf/window or reason', 'Workloads'],
+        pulls.map((pr) => [
+          pr.action,
+          pullRequestCell(pr, result.dryRun),
+          `\`${pr.branch}\``,
+          pr.reason ?? (pr.status ? `${pr.status.state}: ${pr.status.description}` : '-'),
+          pr.targets.join(', '),
+        ]),
+      ),
+    );
+  }
+
+  out.push('', '### Held back', '');
+  if (heldBack.length === 0) out.push('Nothing held back.');
+  else {
+    out.push(
+      ...table(
+        ['Workload', 'Reason', 'Next window', 'Pull request', 'Change'],
+        heldBack.map((held) => [
+          targetName(held.decision.target),
+          held.reason,
+          when(held.nextWindow),
+          held.pullRequest ? link(`#${held.pullRequest.number}`, held.pullRequest.url) : '-',
+          describeChanges(held.decision.changes),
+        ]),
+      ),
+    );
+  }
+
+  out.push('', '### Plan', '');
+  if (result.plan.decisions.length === 0) out.push('No recommendations.');
+  else {
+    out.push(
+      ...table(
+        ['Target', 'Strategy', 'Action', 'Phase', 'Reason', 'Next window', 'Change'],
+        result.plan.decisions.map((d) => [targetName(d.target), strategy(d), d.action, d.phase, d.reason ?? '-', when(d.nextWindow), describeChanges(d.changes) || '-']),
+      ),
+    );
+  }
+
+  if (findings) {
+    out.push('', '### Doctor', '');
+    if (findings.length === 0) out.push('Nothing found that would stop merged changes from landing or windows from holding.');
+    for (const f of findings) out.push(`- **${f.severity}** \`${f.check}\` ${where(f.file, f.line)}${f.message}. Fix: ${f.fix}.`);
+  }
+
+  const errors = [
+    // Plan errors name their file and line in the message already.
+    ...result.plan.errors.map((e) => `- ${e.message}`),
+    ...result.errors.map((e) => `- ${e.branch ? `\`${e.branch}\` ` : ''}${e.code}: ${e.message}`),
+  ];
+  if (errors.length > 0) out.push('', `### Errors (${errors.length})`, '', ...errors);
+  return `${out.join('\n')}\n`;
+}

@@ -29,7 +29,8 @@ export interface ClusterWatch {
   snapshot(): ClusterSnapshot;
 }
 
-const PATHS: Record<keyof ClusterSnapshot, string> = {
+/** The list path of each kind the helper watches (and the reconciler reads once per run). */
+export const SNAPSHOT_PATHS: Record<keyof ClusterSnapshot, string> = {
   recommendations: '/apis/kerf.getkerf.dev/v1alpha1/rightsizingrecommendations',
   policies: '/apis/kerf.getkerf.dev/v1alpha1/rightsizingpolicies',
   pods: '/api/v1/pods',
@@ -82,7 +83,7 @@ export function kubeClusterWatch(kubeConfig: KubeConfig, options: { restartDelay
   return {
     async start(onChange) {
       stopped = false;
-      for (const [resource, path] of Object.entries(PATHS) as [keyof ClusterSnapshot, string][]) {
+      for (const [resource, path] of Object.entries(SNAPSHOT_PATHS) as [keyof ClusterSnapshot, string][]) {
         const informer = makeInformer(kubeConfig, path, () => getJson<KubernetesListObject<KubernetesObject>>(kubeConfig, path));
         informer.on('add', onChange);
         informer.on('update', onChange);

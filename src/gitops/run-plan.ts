@@ -1,7 +1,9 @@
 // The plan as every command computes it: config, scan, recommendations, decisions.
 import type { KerfConfig } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
-import { expandRecommendationPaths, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
+import type { ClusterSource } from '../cluster/cluster-reader.js';
+import { readCluster, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
+import { expandRecommendationPaths, InputError, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
 import { makePlan, type Plan } from './plan.js';
 
 export interface PlanOptions {
@@ -10,19 +12,34 @@ export interface PlanOptions {
   config?: string;
   now: Date;
   fleetPaused: boolean;
+  /** Where `--recommendations cluster` reads from. */
+  cluster?: ClusterSource;
 }
 
 export interface PlanRun {
   plan: Plan;
   index: RepoIndex;
   config: KerfConfig;
+  /** What the cluster said, with `--recommendations cluster` when it could be read. */
+  cluster?: ClusterView;
 }
 
 export async function runPlan(options: PlanOptions): Promise<PlanRun> {
   const { config, file: configFile, errors: configErrors } = await loadConfig(options.repo, options.config);
-  const index = await scanRepo(options.repo, config);
+  let index = await scanRepo(options.repo, config);
   let recommendations = index.recommendations;
-  if (options.recommendations.length > 0) {
+  let cluster: ClusterView | undefined;
+  if (wantsCluster(options.recommendations)) {
+    if (!options.cluster) throw new InputError('--recommendations cluster needs a cluster: KUBECONFIG or an in-cluster service account');
+    const read = await readCluster(options.cluster, config);
+    if ('error' in read) index.errors.push(read.error);
+    else {
+      cluster = read.view;
+      recommendations = cluster.facts.recommendations.map((view) => view.recommendation);
+      index = withClusterFacts(index, cluster);
+      index.errors.push(...read.errors);
+    }
+  } else if (options.recommendations.length > 0) {
     const paths = await expandRecommendationPaths(options.recommendations, process.cwd());
     const loaded = await loadRecommendationFiles(paths, options.repo);
     recommendations = loaded.recommendations;
@@ -30,5 +47,6 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
   }
   index.errors.unshift(...configErrors);
   const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now }, configFile);
-  return { plan, index, config };
+  if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster);
+  return { plan, index, config, ...(cluster && { cluster }) };
 }

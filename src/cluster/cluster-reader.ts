@@ -1,0 +1,58 @@
+// One read of everything the reconciler needs from the cluster, once per run (the helper watches
+// instead). Lists are raw JSON, as the helper's informers see them.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ClusterError } from './cluster-port.js';
+import type { ClusterSnapshot } from './kube-watch.js';
+import { getJson, SNAPSHOT_PATHS } from './kube-watch.js';
+import type { KubeObject } from './objects.js';
+
+export interface ClusterState extends ClusterSnapshot {
+  /** Argo CD Applications; empty where Argo CD is not installed. */
+  applications: KubeObject[];
+  /** Flux Kustomizations; empty where Flux is not installed. */
+  kustomizations: KubeObject[];
+}
+
+/** The cluster as the reconciler reads it: a port, so runs are tested against the stand-in or a fake. */
+export interface ClusterSource {
+  /** The API server's address, for messages. */
+  readonly server: string;
+  /** Everything at once; read once however often a run asks (it plans again after a rebase). */
+  read(): Promise<ClusterState>;
+  /** Only the RightsizingRecommendations (`kerf-gitops status`). */
+  recommendations(): Promise<KubeObject[]>;
+}
+
+const SYNC_PATHS = {
+  applications: '/apis/argoproj.io/v1alpha1/applications',
+  kustomizations: '/apis/kustomize.toolkit.fluxcd.io/v1/kustomizations',
+} as const;
+
+type Paths = Record<keyof ClusterState, string>;
+
+export function kubeClusterSource(kubeConfig: KubeConfig): ClusterSource {
+  const server = kubeConfig.getCurrentCluster()?.server ?? '(no current cluster)';
+  let state: Promise<ClusterState> | undefined;
+  const list = async (resource: keyof ClusterState, path: string): Promise<[string, KubeObject[]]> => {
+    try {
+      return [resource, (await getJson<{ items?: KubeObject[] }>(kubeConfig, path)).items ?? []];
+    } catch (error) {
+      // Argo CD and Flux are optional: their kinds are simply not served without them.
+      if (resource in SYNC_PATHS && error instanceof ClusterError && error.code === 'NotFound') return [resource, []];
+      throw error;
+    }
+  };
+  return {
+    server,
+    read() {
+      const paths: Paths = { ...SNAPSHOT_PATHS, ...SYNC_PATHS };
+      state ??= Promise.all(Object.entries(paths).map(([resource, path]) => list(resource as keyof ClusterState, path))).then(
+        (lists) => Object.fromEntries(lists) as unknown as ClusterState,
+      );
+      return state;
+    },
+    async recommendations() {
+      return (await list('recommendations', SNAPSHOT_PATHS.recommendations))[1];
+    },
+  };
+}

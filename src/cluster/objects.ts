@@ -57,10 +57,18 @@ export interface Condition {
   observedGeneration?: number;
 }
 
+export interface ContainerState {
+  running?: { startedAt?: string };
+  terminated?: { reason?: string; exitCode?: number; startedAt?: string; finishedAt?: string };
+}
+
 export interface ContainerStatus {
   name: string;
   ready?: boolean;
   resources?: ResourceRequirements;
+  restartCount?: number;
+  state?: ContainerState;
+  lastState?: ContainerState;
 }
 
 export interface Pod {

@@ -5,7 +5,7 @@ import type { KerfConfig, Strategy } from '../model/types.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { configuredStrategy } from '../rules/strategy.js';
 import { ClusterError } from '../cluster/cluster-port.js';
-import type { ClusterPort, ObjectReference } from '../cluster/cluster-port.js';
+import type { ClusterPort } from '../cluster/cluster-port.js';
 import type { ClusterWatch } from '../cluster/kube-watch.js';
 import type { KubeObject } from '../cluster/objects.js';
 import { keyOf } from '../cluster/objects.js';
@@ -16,7 +16,7 @@ import { workloadFromObject } from './live-workload.js';
 import type { Logger } from './logger.js';
 import { nextEvictions } from './on-delete.js';
 import type { EventNote, StatusUpdate } from './outcome.js';
-import { statusChanges, withInPlaceCondition } from './outcome.js';
+import { statusChanges, withInPlaceCondition, workloadEvent } from './outcome.js';
 import { fallbackPlan, planResize } from './resize-plan.js';
 import type { ResizeMemory, ResizePlan } from './resize-plan.js';
 import type { WebhookState } from './webhook-state.js';
@@ -232,28 +232,11 @@ export class Controller {
   }
 
   private async emit(workload: KubeObject, event: EventNote): Promise<void> {
-    const namespace = workload.metadata.namespace ?? 'default';
-    const regarding: ObjectReference = {
-      apiVersion: 'apps/v1',
-      kind: workload.kind ?? '',
-      namespace,
-      name: workload.metadata.name,
-      ...(workload.metadata.uid && { uid: workload.metadata.uid }),
-    };
     try {
-      await this.options.port.createEvent({
-        regarding,
-        ...(event.pod && { related: { apiVersion: 'v1', kind: 'Pod', namespace, name: event.pod } }),
-        action: event.action,
-        reason: event.reason,
-        note: event.note,
-        type: event.action === 'Fallback' || event.reason === 'PodDisruptionBudget' ? 'Warning' : 'Normal',
-        reportingInstance: this.options.identity,
-        eventTime: this.options.now(),
-      });
+      await this.options.port.createEvent(workloadEvent(workload, event, this.options.identity, this.options.now()));
     } catch (error) {
       // An Event is a record for people; losing one must not stop the loop.
-      this.options.logger.warn('event not recorded', { workload: regarding.name, action: event.action, error: (error as Error).message });
+      this.options.logger.warn('event not recorded', { workload: workload.metadata.name, action: event.action, error: (error as Error).message });
     }
   }
 }

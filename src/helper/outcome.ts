@@ -1,7 +1,19 @@
-// What a pure helper step asks the controller to write: the recommendation's status and an Event.
+// What a pure helper (or reconciler) step asks to write: the recommendation's status and an Event.
 import type { Phase, Reason, Strategy } from '../model/types.js';
+import type { EventRecord } from '../cluster/cluster-port.js';
+import type { KubeObject } from '../cluster/objects.js';
 
-export type EventAction = 'Resized' | 'Blocked' | 'Fallback' | 'Evicted';
+/** DESIGN "The helper": the Event's action is the verb. */
+export type EventAction = 'Proposed' | 'Resized' | 'Blocked' | 'Fallback' | 'Evicted' | 'Applied' | 'RolledBack';
+
+/** The health watch's verdict as the status records it. */
+export interface HealthStatus {
+  state: 'Watching' | 'Healthy' | 'Breached';
+  /** When the watch ends (RFC 3339). */
+  until?: string;
+  /** What broke, for people. */
+  breach?: string;
+}
 
 /** The recommendation status fields the helper owns (DESIGN "Objects"). */
 export interface StatusUpdate {
@@ -10,9 +22,12 @@ export interface StatusUpdate {
   configuredStrategy: Strategy;
   reason: Reason | null;
   nextWindow: null;
-  /** The recommendation generation whose values were released to pods in place (the webhook reads it). */
-  observedGeneration?: number;
+  /** The recommendation generation whose values were released to pods in place (the webhook reads it); null takes them back. */
+  observedGeneration?: number | null;
   appliedAt?: string;
+  health?: HealthStatus;
+  /** The generation a breach rolled back: not applied again until the spec changes. */
+  rolledBackGeneration?: number;
 }
 
 export interface EventNote {
@@ -24,12 +39,37 @@ export interface EventNote {
   pod?: string;
 }
 
-/** Whether writing `next` would change what the status already says. */
-export function statusChanges(current: Record<string, unknown> | undefined, next: StatusUpdate): boolean {
+/** Whether writing `next` would change what the status already says (appliedAt aside: it only moves with the phase). */
+export function statusChanges(current: Record<string, unknown> | undefined, next: object): boolean {
   const now = current ?? {};
-  return (Object.keys(next) as (keyof StatusUpdate)[])
-    .filter((key) => key !== 'appliedAt')
-    .some((key) => (now[key] ?? null) !== (next[key] ?? null));
+  return Object.entries(next)
+    .filter(([key]) => key !== 'appliedAt')
+    .some(([key, value]) => JSON.stringify(now[key] ?? null) !== JSON.stringify(value ?? null));
+}
+
+const WARNINGS: ReadonlySet<EventAction> = new Set(['Fallback', 'RolledBack']);
+
+/** The Event about a workload, as the helper and the reconciler both record it. */
+export function workloadEvent(workload: KubeObject, event: EventNote, reportingInstance: string, eventTime: Date): EventRecord {
+  const namespace = workload.metadata.namespace ?? 'default';
+  const warning =
+    WARNINGS.has(event.action) || event.reason === 'PodDisruptionBudget' || (event.action === 'Applied' && event.reason === 'OutsideMaintenanceWindow');
+  return {
+    regarding: {
+      apiVersion: 'apps/v1',
+      kind: workload.kind ?? '',
+      namespace,
+      name: workload.metadata.name,
+      ...(workload.metadata.uid && { uid: workload.metadata.uid }),
+    },
+    ...(event.pod && { related: { apiVersion: 'v1', kind: 'Pod', namespace, name: event.pod } }),
+    action: event.action,
+    reason: event.reason,
+    note: event.note,
+    type: warning ? 'Warning' : 'Normal',
+    reportingInstance,
+    eventTime,
+  };
 }
 
 export const IN_PLACE_CONDITION = 'InPlaceApplied';

@@ -91,6 +91,8 @@ export interface RightsizingPolicy {
     maintenanceWindows: WindowSpec[];
     freezeWindows: WindowSpec[];
     onDelete: { maxPodDeletesPerRun: number; settle: string };
+    /** How long an applied change is watched for a breach (default 30m); optional so older builders still type. */
+    healthWatch?: { duration: string };
   };
   /** Where it was read from, for errors. */
   source?: SourceLocation;

@@ -18,6 +18,8 @@ import { MODES, PHASES, REASONS, STRATEGIES } from './types.js';
 
 export const API_GROUP = 'kerf.getkerf.dev';
 export const API_VERSION = `${API_GROUP}/v1alpha1`;
+/** `spec.apply.healthWatch.duration` when the policy gives none. */
+export const DEFAULT_HEALTH_WATCH = '30m';
 
 type Json = Record<string, unknown>;
 
@@ -156,6 +158,7 @@ export function validatePolicy(
   const apply = problems.mapping(spec, 'apply', 'spec.apply');
   problems.unknownKeys(apply, ['strategy', 'fallbackAfter', 'maintenanceWindows', 'freezeWindows', 'onDelete', 'healthWatch'], 'spec.apply');
   const onDelete = problems.mapping(apply, 'onDelete', 'spec.apply.onDelete');
+  const healthWatch = problems.mapping(apply, 'healthWatch', 'spec.apply.healthWatch');
   const policy: RightsizingPolicy = {
     name: name ?? '',
     namespace: typeof meta.namespace === 'string' ? meta.namespace : 'default',
@@ -170,6 +173,7 @@ export function validatePolicy(
         maxPodDeletesPerRun: problems.positiveInteger(onDelete, 'maxPodDeletesPerRun', 'spec.apply.onDelete.maxPodDeletesPerRun') ?? 1,
         settle: problems.string(onDelete, 'settle', 'spec.apply.onDelete.settle') ?? '30s',
       },
+      healthWatch: { duration: problems.string(healthWatch, 'duration', 'spec.apply.healthWatch.duration') ?? DEFAULT_HEALTH_WATCH },
     },
     source,
   };

@@ -4,6 +4,7 @@
 import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
+import { runGit } from '../standins/git/run-git.js';
 import { OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
 import { installAction, type ActionRun, type InstalledAction } from '../support/action-runner.js';
 import type { FileChanges } from '../standins/git/bare-repo.js';
@@ -237,6 +238,16 @@ describe('the bundled Action', () => {
     expect(run.summary).toBe('');
     expect(run.outputs).toEqual({});
     expect(gh.writeRequests()).toEqual([]);
+  });
+
+  it('a checkout without an origin remote fails the step with one line, before any write', async () => {
+    const { gh, clone } = await harness();
+    await runGit(['remote', 'remove', 'origin'], { cwd: clone });
+    const run = await step(h as Harness);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('::error'))).toEqual([expect.stringMatching(/^::error::.* is not a clone with an origin remote: /)]);
+    expect(printed(run)).not.toMatch(/\n\s+at /);
+    expect(gh.requests).toEqual([]);
   });
 
   it('exits 1 when a group fails, with an error annotation naming the repository setting, and never prints the token', async () => {

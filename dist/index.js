@@ -2531,15 +2531,15 @@ var require_connect = __commonJS({
             if (this._sessionCache.size < this._maxCachedSessions) {
               return;
             }
-            const ref = this._sessionCache.get(key);
-            if (ref !== void 0 && ref.deref() === void 0) {
+            const ref2 = this._sessionCache.get(key);
+            if (ref2 !== void 0 && ref2.deref() === void 0) {
               this._sessionCache.delete(key);
             }
           });
         }
         get(sessionKey) {
-          const ref = this._sessionCache.get(sessionKey);
-          return ref ? ref.deref() : null;
+          const ref2 = this._sessionCache.get(sessionKey);
+          return ref2 ? ref2.deref() : null;
         }
         set(sessionKey, session) {
           if (this._maxCachedSessions === 0) {
@@ -12858,8 +12858,8 @@ var require_request2 = __commonJS({
           const controllerList = dependentControllerMap.get(ac.signal);
           if (controllerList !== void 0) {
             if (controllerList.size !== 0) {
-              for (const ref of controllerList) {
-                const ctrl = ref.deref();
+              for (const ref2 of controllerList) {
+                const ctrl = ref2.deref();
                 if (ctrl !== void 0) {
                   ctrl.abort(this.reason);
                 }
@@ -29214,10 +29214,10 @@ var require_light = __commonJS({
         return n2 && n2["default"] || n2;
       }
       var load = function(received, defaults, onto = {}) {
-        var k2, ref, v;
+        var k2, ref2, v;
         for (k2 in defaults) {
           v = defaults[k2];
-          onto[k2] = (ref = received[k2]) != null ? ref : v;
+          onto[k2] = (ref2 = received[k2]) != null ? ref2 : v;
         }
         return onto;
       };
@@ -29287,11 +29287,11 @@ var require_light = __commonJS({
           }
         }
         getArray() {
-          var node, ref, results;
+          var node, ref2, results;
           node = this._first;
           results = [];
           while (node != null) {
-            results.push((ref = node, node = node.next, ref.value));
+            results.push((ref2 = node, node = node.next, ref2.value));
           }
           return results;
         }
@@ -29304,14 +29304,14 @@ var require_light = __commonJS({
           return void 0;
         }
         debug() {
-          var node, ref, ref1, ref2, results;
+          var node, ref2, ref1, ref22, results;
           node = this._first;
           results = [];
           while (node != null) {
-            results.push((ref = node, node = node.next, {
-              value: ref.value,
-              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
-              next: (ref2 = ref.next) != null ? ref2.value : void 0
+            results.push((ref2 = node, node = node.next, {
+              value: ref2.value,
+              prev: (ref1 = ref2.prev) != null ? ref1.value : void 0,
+              next: (ref22 = ref2.next) != null ? ref22.value : void 0
             }));
           }
           return results;
@@ -29412,9 +29412,9 @@ var require_light = __commonJS({
           this.Events = new Events$1(this);
           this._length = 0;
           this._lists = (function() {
-            var j3, ref, results;
+            var j3, ref2, results;
             results = [];
-            for (i = j3 = 1, ref = num_priorities; 1 <= ref ? j3 <= ref : j3 >= ref; i = 1 <= ref ? ++j3 : --j3) {
+            for (i = j3 = 1, ref2 = num_priorities; 1 <= ref2 ? j3 <= ref2 : j3 >= ref2; i = 1 <= ref2 ? ++j3 : --j3) {
               results.push(new DLList$1((() => {
                 return this.incr();
               }), (() => {
@@ -29660,8 +29660,8 @@ var require_light = __commonJS({
           });
         }
         computePenalty() {
-          var ref;
-          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
+          var ref2;
+          return (ref2 = this.storeOptions.penalty) != null ? ref2 : 15 * this.storeOptions.minTime || 5e3;
         }
         async __updateSettings__(options) {
           await this.yieldLoop();
@@ -29822,20 +29822,20 @@ var require_light = __commonJS({
           return current != null;
         }
         jobStatus(id) {
-          var ref;
-          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+          var ref2;
+          return (ref2 = this.status[this._jobs[id]]) != null ? ref2 : null;
         }
         statusJobs(status) {
-          var k2, pos, ref, results, v;
+          var k2, pos, ref2, results, v;
           if (status != null) {
             pos = this.status.indexOf(status);
             if (pos < 0) {
               throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
             }
-            ref = this._jobs;
+            ref2 = this._jobs;
             results = [];
-            for (k2 in ref) {
-              v = ref[k2];
+            for (k2 in ref2) {
+              v = ref2[k2];
               if (v === pos) {
                 results.push(k2);
               }
@@ -29939,8 +29939,8 @@ var require_light = __commonJS({
             }
           }
           key(key = "") {
-            var ref;
-            return (ref = this.instances[key]) != null ? ref : (() => {
+            var ref2;
+            return (ref2 = this.instances[key]) != null ? ref2 : (() => {
               var limiter;
               limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
                 id: `${this.id}-${key}`,
@@ -29964,11 +29964,11 @@ var require_light = __commonJS({
             return instance != null || deleted > 0;
           }
           limiters() {
-            var k2, ref, results, v;
-            ref = this.instances;
+            var k2, ref2, results, v;
+            ref2 = this.instances;
             results = [];
-            for (k2 in ref) {
-              v = ref[k2];
+            for (k2 in ref2) {
+              v = ref2[k2];
               results.push({
                 key: k2,
                 limiter: v
@@ -30002,12 +30002,12 @@ var require_light = __commonJS({
             var base;
             clearInterval(this.interval);
             return typeof (base = this.interval = setInterval(async () => {
-              var e, k2, ref, results, time, v;
+              var e, k2, ref2, results, time, v;
               time = Date.now();
-              ref = this.instances;
+              ref2 = this.instances;
               results = [];
-              for (k2 in ref) {
-                v = ref[k2];
+              for (k2 in ref2) {
+                v = ref2[k2];
                 try {
                   if (await v._store.__groupCheck__(time)) {
                     results.push(this.deleteKey(k2));
@@ -30030,9 +30030,9 @@ var require_light = __commonJS({
             }
           }
           disconnect(flush = true) {
-            var ref;
+            var ref2;
             if (!this.sharedConnection) {
-              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+              return (ref2 = this.connection) != null ? ref2.disconnect(flush) : void 0;
             }
           }
         }
@@ -30133,12 +30133,12 @@ var require_light = __commonJS({
               }
             }).call(this);
             this._queues.on("leftzero", () => {
-              var ref;
-              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+              var ref2;
+              return (ref2 = this._store.heartbeat) != null ? typeof ref2.ref === "function" ? ref2.ref() : void 0 : void 0;
             });
             this._queues.on("zero", () => {
-              var ref;
-              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+              var ref2;
+              return (ref2 = this._store.heartbeat) != null ? typeof ref2.unref === "function" ? ref2.unref() : void 0 : void 0;
             });
           }
           _validateOptions(options, invalid) {
@@ -30318,10 +30318,10 @@ var require_light = __commonJS({
               return this.Promise.resolve(null);
             }, this._registerLock.schedule(() => {
               return this._submitLock.schedule(() => {
-                var k2, ref, v;
-                ref = this._scheduled;
-                for (k2 in ref) {
-                  v = ref[k2];
+                var k2, ref2, v;
+                ref2 = this._scheduled;
+                for (k2 in ref2) {
+                  v = ref2[k2];
                   if (this.jobStatus(v.job.options.id) === "RUNNING") {
                     clearTimeout(v.timeout);
                     clearTimeout(v.expiration);
@@ -30388,9 +30388,9 @@ var require_light = __commonJS({
             }
           }
           submit(...args) {
-            var cb, fn2, job, options, ref, ref1, task;
+            var cb, fn2, job, options, ref2, ref1, task;
             if (typeof args[0] === "function") {
-              ref = args, [fn2, ...args] = ref, [cb] = splice.call(args, -1);
+              ref2 = args, [fn2, ...args] = ref2, [cb] = splice.call(args, -1);
               options = parser$5.load({}, this.jobDefaults);
             } else {
               ref1 = args, [options, fn2, ...args] = ref1, [cb] = splice.call(args, -1);
@@ -30957,9 +30957,9 @@ var require_anchors = __commonJS({
          */
         setAnchors: () => {
           for (const source of aliasObjects) {
-            const ref = sourceObjects.get(source);
-            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
-              ref.node.anchor = ref.anchor;
+            const ref2 = sourceObjects.get(source);
+            if (typeof ref2 === "object" && ref2.anchor && (identity.isScalar(ref2.node) || identity.isCollection(ref2.node))) {
+              ref2.node.anchor = ref2.anchor;
             } else {
               const error2 = new Error("Failed to resolve repeated object (this should not happen)");
               error2.source = source;
@@ -31278,15 +31278,15 @@ var require_createNode = __commonJS({
         value = value.valueOf();
       }
       const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
-      let ref = void 0;
+      let ref2 = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
-        ref = sourceObjects.get(value);
-        if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value));
-          return new Alias.Alias(ref.anchor);
+        ref2 = sourceObjects.get(value);
+        if (ref2) {
+          ref2.anchor ?? (ref2.anchor = onAnchor(value));
+          return new Alias.Alias(ref2.anchor);
         } else {
-          ref = { anchor: null, node: null };
-          sourceObjects.set(value, ref);
+          ref2 = { anchor: null, node: null };
+          sourceObjects.set(value, ref2);
         }
       }
       if (tagName?.startsWith("!!"))
@@ -31298,8 +31298,8 @@ var require_createNode = __commonJS({
         }
         if (!value || typeof value !== "object") {
           const node2 = new Scalar.Scalar(value);
-          if (ref)
-            ref.node = node2;
+          if (ref2)
+            ref2.node = node2;
           return node2;
         }
         tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
@@ -31313,8 +31313,8 @@ var require_createNode = __commonJS({
         node.tag = tagName;
       else if (!tagObj.default)
         node.tag = tagObj.tag;
-      if (ref)
-        ref.node = node;
+      if (ref2)
+        ref2.node = node;
       return node;
     }
     exports.createNode = createNode;
@@ -49375,8 +49375,8 @@ async function createGit(options) {
     async branches(prefix) {
       const heads = /* @__PURE__ */ new Map();
       for (const line of (await lsRemote(["--heads", "origin", `refs/heads/${prefix}*`])).split("\n")) {
-        const ref = /^([0-9a-f]{40,64})\trefs\/heads\/(\S+)$/.exec(line);
-        if (ref?.[1] && ref[2]) heads.set(ref[2], ref[1]);
+        const ref2 = /^([0-9a-f]{40,64})\trefs\/heads\/(\S+)$/.exec(line);
+        if (ref2?.[1] && ref2[2]) heads.set(ref2[2], ref2[1]);
       }
       return heads;
     },
@@ -49448,13 +49448,13 @@ async function createGit(options) {
       };
     },
     async push(sha, branch, expected) {
-      const ref = `refs/heads/${branch}`;
+      const ref2 = `refs/heads/${branch}`;
       try {
-        await git.raw(["push", "--quiet", "--no-verify", `--force-with-lease=${ref}:${expected ?? ""}`, "origin", `${sha}:${ref}`]);
+        await git.raw(["push", "--quiet", "--no-verify", `--force-with-lease=${ref2}:${expected ?? ""}`, "origin", `${sha}:${ref2}`]);
         return { kind: "pushed" };
       } catch (error2) {
         const message = redact(String(error2.message).trim(), secrets);
-        const now2 = (await lsRemote(["origin", ref])).split("\n").map((line) => /^([0-9a-f]{40,64})\t/.exec(line)?.[1]).find(Boolean) ?? null;
+        const now2 = (await lsRemote(["origin", ref2])).split("\n").map((line) => /^([0-9a-f]{40,64})\t/.exec(line)?.[1]).find(Boolean) ?? null;
         if (STALE_LEASE.test(message) || now2 !== expected) return { kind: "lease-rejected", remoteSha: now2 };
         return { kind: "rejected", message };
       }
@@ -50096,8 +50096,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject6 = val !== null && typeof val === "object";
-    const hasToJSON = isObject6 && typeof val.toJSON === "function";
+    const isObject7 = val !== null && typeof val === "object";
+    const hasToJSON = isObject7 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -57119,6 +57119,7 @@ var RESOURCE_FIELDS = ["requests.cpu", "requests.memory", "limits.cpu", "limits.
 // src/model/validate.ts
 var API_GROUP = "kerf.getkerf.dev";
 var API_VERSION = `${API_GROUP}/v1alpha1`;
+var DEFAULT_HEALTH_WATCH = "30m";
 function isObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -57236,6 +57237,7 @@ function validatePolicy(doc, source) {
   const apply = problems.mapping(spec, "apply", "spec.apply");
   problems.unknownKeys(apply, ["strategy", "fallbackAfter", "maintenanceWindows", "freezeWindows", "onDelete", "healthWatch"], "spec.apply");
   const onDelete = problems.mapping(apply, "onDelete", "spec.apply.onDelete");
+  const healthWatch = problems.mapping(apply, "healthWatch", "spec.apply.healthWatch");
   const policy = {
     name: name ?? "",
     namespace: typeof meta.namespace === "string" ? meta.namespace : "default",
@@ -57249,7 +57251,8 @@ function validatePolicy(doc, source) {
       onDelete: {
         maxPodDeletesPerRun: problems.positiveInteger(onDelete, "maxPodDeletesPerRun", "spec.apply.onDelete.maxPodDeletesPerRun") ?? 1,
         settle: problems.string(onDelete, "settle", "spec.apply.onDelete.settle") ?? "30s"
-      }
+      },
+      healthWatch: { duration: problems.string(healthWatch, "duration", "spec.apply.healthWatch.duration") ?? DEFAULT_HEALTH_WATCH }
     },
     source
   };
@@ -57438,7 +57441,7 @@ function containerSpecs(podSpec) {
   });
   return [...list2(spec.containers, false), ...list2(spec.initContainers, true)];
 }
-function workloadFromObject(doc, ref, source) {
+function workloadFromObject(doc, ref2, source) {
   const kind = doc.kind;
   if (!isWorkloadKind(kind)) return void 0;
   const meta = isObject4(doc.metadata) ? doc.metadata : {};
@@ -57450,7 +57453,7 @@ function workloadFromObject(doc, ref, source) {
   const maxSurge = intOrString(rolling?.maxSurge);
   const maxUnavailable = intOrString(rolling?.maxUnavailable);
   return {
-    ref: { namespace: ref.namespace, kind, name: ref.name },
+    ref: { namespace: ref2.namespace, kind, name: ref2.name },
     labels: stringMap(meta.labels),
     annotations: stringMap(meta.annotations),
     ...typeof spec.replicas === "number" && { replicas: spec.replicas },
@@ -57470,8 +57473,8 @@ function workloadFromObject(doc, ref, source) {
 var SKIP_DIRS = /* @__PURE__ */ new Set([".git", "node_modules"]);
 var KUSTOMIZATION_NAMES = /* @__PURE__ */ new Set(["kustomization.yaml", "kustomization.yml", "Kustomization"]);
 var INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject)\b/;
-function workloadKey(ref) {
-  return `${ref.namespace}/${ref.kind}/${ref.name}`;
+function workloadKey(ref2) {
+  return `${ref2.namespace}/${ref2.kind}/${ref2.name}`;
 }
 function isKustomizationFile(path) {
   return KUSTOMIZATION_NAMES.has(path.split("/").pop() ?? "");
@@ -57545,18 +57548,18 @@ function indexRepo(root, files, renderings, errors = []) {
   }
   return index;
 }
-function addObject(index, doc, ref, file, document2, line) {
+function addObject(index, doc, ref2, file, document2, line) {
   const kind = doc.kind;
   const apiVersion = typeof doc.apiVersion === "string" ? doc.apiVersion : "";
   const spec = isObject5(doc.spec) ? doc.spec : {};
-  const withRef = { ...doc, metadata: { ...isObject5(doc.metadata) ? doc.metadata : {}, namespace: ref.namespace, name: ref.name } };
+  const withRef = { ...doc, metadata: { ...isObject5(doc.metadata) ? doc.metadata : {}, namespace: ref2.namespace, name: ref2.name } };
   const meta = isObject5(doc.metadata) ? doc.metadata : {};
-  const workload = workloadFromObject(doc, ref, {
+  const workload = workloadFromObject(doc, ref2, {
     file,
     line,
     document: document2,
-    name: String(meta.name ?? ref.name),
-    ...ref.root !== void 0 && { root: ref.root }
+    name: String(meta.name ?? ref2.name),
+    ...ref2.root !== void 0 && { root: ref2.root }
   });
   if (workload) {
     const key = workloadKey(workload.ref);
@@ -57575,7 +57578,7 @@ function addObject(index, doc, ref, file, document2, line) {
     const minAvailable = intOrString2(spec.minAvailable);
     const maxUnavailable = intOrString2(spec.maxUnavailable);
     index.pdbs.push({
-      ref: { namespace: ref.namespace, kind, name: ref.name },
+      ref: { namespace: ref2.namespace, kind, name: ref2.name },
       selector: selectorOf(spec.selector),
       ...minAvailable !== void 0 && { minAvailable },
       ...maxUnavailable !== void 0 && { maxUnavailable }
@@ -57583,7 +57586,7 @@ function addObject(index, doc, ref, file, document2, line) {
   } else if (kind === "HorizontalPodAutoscaler") {
     const target = isObject5(spec.scaleTargetRef) ? spec.scaleTargetRef : {};
     index.hpas.push({
-      ref: { namespace: ref.namespace, kind, name: ref.name },
+      ref: { namespace: ref2.namespace, kind, name: ref2.name },
       target: { kind: String(target.kind ?? ""), name: String(target.name ?? "") },
       ...typeof spec.minReplicas === "number" && { minReplicas: spec.minReplicas }
     });
@@ -59853,6 +59856,187 @@ function planEdits(index, decisions) {
   return { edits, applied, errors };
 }
 
+// src/cluster/objects.ts
+function isObject6(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function keyOf(namespace, name) {
+  return `${namespace ?? "default"}/${name}`;
+}
+
+// src/helper/pod-state.ts
+var TOLERANCE = { cpu: 2n, memory: 4096n * 1000n };
+function isTerminating(pod) {
+  return pod.metadata.deletionTimestamp !== void 0;
+}
+function nodeFacts(node, unsupportedNodeSelectors) {
+  const labels = node.metadata.labels ?? {};
+  return {
+    name: node.metadata.name,
+    swap: (node.status?.nodeInfo?.swap?.capacity ?? 0) > 0,
+    unsupported: unsupportedNodeSelectors.some((selector) => matchesSelector(labels, selector))
+  };
+}
+
+// src/helper/webhook-state.ts
+function workloadKey2(namespace, kind, name) {
+  return `${namespace}/${kind}/${name}`;
+}
+function podWorkload(pod, namespace, replicaSetOwners) {
+  const owner = pod.metadata.ownerReferences?.find((ref2) => ref2.controller);
+  if (!owner) return void 0;
+  if (owner.kind === "ReplicaSet") {
+    const deployment = replicaSetOwners.get(keyOf(namespace, owner.name));
+    return deployment ? { kind: "Deployment", name: deployment } : void 0;
+  }
+  return owner.kind === "StatefulSet" || owner.kind === "DaemonSet" ? { kind: owner.kind, name: owner.name } : void 0;
+}
+function replicaSetOwnersOf(replicaSets) {
+  const owners = /* @__PURE__ */ new Map();
+  for (const replicaSet of replicaSets) {
+    const owner = replicaSet.metadata.ownerReferences?.find((ref2) => ref2.controller && ref2.kind === "Deployment");
+    if (owner) owners.set(keyOf(replicaSet.metadata.namespace, replicaSet.metadata.name), owner.name);
+  }
+  return owners;
+}
+
+// src/helper/cluster-facts.ts
+var intOrString3 = (value) => typeof value === "number" || typeof value === "string" ? value : void 0;
+function ref(object, kind) {
+  return { namespace: object.metadata.namespace ?? "default", kind, name: object.metadata.name };
+}
+function pdbFacts(object) {
+  const spec = object.spec ?? {};
+  const minAvailable = intOrString3(spec.minAvailable);
+  const maxUnavailable = intOrString3(spec.maxUnavailable);
+  const allowed = object.status?.disruptionsAllowed;
+  return {
+    ref: ref(object, "PodDisruptionBudget"),
+    selector: isObject6(spec.selector) ? spec.selector : {},
+    ...minAvailable !== void 0 && { minAvailable },
+    ...maxUnavailable !== void 0 && { maxUnavailable },
+    ...typeof allowed === "number" && { disruptionsAllowed: allowed }
+  };
+}
+function hpaFacts(object) {
+  const spec = object.spec ?? {};
+  const target = isObject6(spec.scaleTargetRef) ? spec.scaleTargetRef : {};
+  const current = object.status?.currentReplicas;
+  return {
+    ref: ref(object, "HorizontalPodAutoscaler"),
+    target: { kind: String(target.kind ?? ""), name: String(target.name ?? "") },
+    ...typeof spec.minReplicas === "number" && { minReplicas: spec.minReplicas },
+    ...typeof current === "number" && { currentReplicas: current }
+  };
+}
+function readClusterFacts(snapshot, config) {
+  const problems = [];
+  const policiesByNamespace = /* @__PURE__ */ new Map();
+  for (const object of snapshot.policies) {
+    const { policy, errors } = validatePolicy(object, { file: "cluster" });
+    problems.push(...errors.map((e) => ({ object: e.object ?? object.metadata.name, message: e.message })));
+    if (policy && errors.length === 0) policiesByNamespace.set(policy.namespace, [...policiesByNamespace.get(policy.namespace) ?? [], policy]);
+  }
+  const recommendations = [];
+  for (const object of snapshot.recommendations) {
+    const { recommendation, errors } = validateRecommendation(object, { file: "cluster" });
+    problems.push(...errors.map((e) => ({ object: e.object ?? object.metadata.name, message: e.message })));
+    if (!recommendation) continue;
+    const status = object.status ?? {};
+    recommendations.push({
+      recommendation,
+      generation: object.metadata.generation ?? 1,
+      ...typeof status.observedGeneration === "number" && { observedGeneration: status.observedGeneration },
+      ...object.metadata.resourceVersion && { resourceVersion: object.metadata.resourceVersion },
+      status
+    });
+  }
+  const workloads = /* @__PURE__ */ new Map();
+  for (const [kind, list2] of [["Deployment", snapshot.deployments], ["StatefulSet", snapshot.statefulSets], ["DaemonSet", snapshot.daemonSets]]) {
+    for (const object of list2) workloads.set(workloadKey2(object.metadata.namespace ?? "default", kind, object.metadata.name), { ...object, kind });
+  }
+  const owners = replicaSetOwnersOf(snapshot.replicaSets);
+  const pods = /* @__PURE__ */ new Map();
+  const allPods = /* @__PURE__ */ new Map();
+  for (const pod of snapshot.pods) {
+    const namespace = pod.metadata.namespace ?? "default";
+    const owner = podWorkload(pod, namespace, owners);
+    if (!owner) continue;
+    const key = workloadKey2(namespace, owner.kind, owner.name);
+    allPods.set(key, [...allPods.get(key) ?? [], pod]);
+    if (!isTerminating(pod) && pod.status?.phase === "Running") pods.set(key, [...pods.get(key) ?? [], pod]);
+  }
+  const nodes = new Map(snapshot.nodes.map((node) => [node.metadata.name, nodeFacts(node, config.unsupportedNodeSelectors)]));
+  return {
+    recommendations,
+    policiesByNamespace,
+    workloads,
+    pods,
+    allPods,
+    nodes,
+    pdbs: snapshot.pdbs.map(pdbFacts),
+    hpas: snapshot.hpas.map(hpaFacts),
+    problems
+  };
+}
+
+// src/gitops/cluster-source.ts
+var CLUSTER_RECOMMENDATIONS = "cluster";
+function wantsCluster(recommendations) {
+  return recommendations.length === 1 && recommendations[0] === CLUSTER_RECOMMENDATIONS;
+}
+async function readCluster(source, config) {
+  let state;
+  try {
+    state = await source.read();
+  } catch (error2) {
+    return {
+      error: {
+        object: "cluster",
+        message: `cannot read the cluster at ${source.server}: ${error2.message}; deciding from Git alone (recommendations from the repo, no live facts)`
+      }
+    };
+  }
+  const facts = readClusterFacts(state, config);
+  const errors = facts.problems.map((problem) => ({ object: problem.object, message: problem.message }));
+  return { view: { state, facts }, errors };
+}
+function recommendationOf(view, target) {
+  const key = workloadKey(target);
+  return view.facts.recommendations.find(({ recommendation: r2 }) => workloadKey({ namespace: r2.namespace, ...r2.targetRef }) === key);
+}
+function withClusterFacts(index, view) {
+  const live = (git, cluster) => {
+    const running = new Set(cluster.map((item) => `${item.ref.namespace}/${item.ref.name}`));
+    return [...git.filter((item) => !running.has(`${item.ref.namespace}/${item.ref.name}`)), ...cluster];
+  };
+  const inGit = new Set(index.policies.map((policy) => policy.namespace));
+  const clusterPolicies = [...view.facts.policiesByNamespace].filter(([namespace]) => !inGit.has(namespace)).flatMap(([, policies]) => policies);
+  return {
+    ...index,
+    policies: [...index.policies, ...clusterPolicies],
+    pdbs: live(index.pdbs, view.facts.pdbs),
+    hpas: live(index.hpas, view.facts.hpas)
+  };
+}
+function rolledBackGeneration(status) {
+  return typeof status.rolledBackGeneration === "number" ? status.rolledBackGeneration : void 0;
+}
+function withClusterRecords(decisions, view) {
+  return decisions.map((decision) => {
+    const found = recommendationOf(view, decision.target);
+    if (!found) return decision;
+    const { status, generation } = found;
+    if (status.phase === "RolledBack" && rolledBackGeneration(status) === generation) {
+      return { ...decision, action: "none", phase: "RolledBack", reason: null, nextWindow: null };
+    }
+    if (decision.action === "in-place" && status.phase === "Blocked" && status.strategy === "in-place" && typeof status.reason === "string") {
+      return { ...decision, action: "blocked", phase: "Blocked", reason: status.reason };
+    }
+    return decision;
+  });
+}
+
 // src/rules/changes.ts
 var RecommendationMismatchError = class extends Error {
   code = "RecommendationMismatch";
@@ -60182,9 +60366,20 @@ function makePlan(input, configFile) {
 // src/gitops/run-plan.ts
 async function runPlan(options) {
   const { config, file: configFile, errors: configErrors } = await loadConfig(options.repo, options.config);
-  const index = await scanRepo(options.repo, config);
+  let index = await scanRepo(options.repo, config);
   let recommendations = index.recommendations;
-  if (options.recommendations.length > 0) {
+  let cluster;
+  if (wantsCluster(options.recommendations)) {
+    if (!options.cluster) throw new InputError("--recommendations cluster needs a cluster: KUBECONFIG or an in-cluster service account");
+    const read = await readCluster(options.cluster, config);
+    if ("error" in read) index.errors.push(read.error);
+    else {
+      cluster = read.view;
+      recommendations = cluster.facts.recommendations.map((view) => view.recommendation);
+      index = withClusterFacts(index, cluster);
+      index.errors.push(...read.errors);
+    }
+  } else if (options.recommendations.length > 0) {
     const paths = await expandRecommendationPaths(options.recommendations, process.cwd());
     const loaded = await loadRecommendationFiles(paths, options.repo);
     recommendations = loaded.recommendations;
@@ -60192,7 +60387,8 @@ async function runPlan(options) {
   }
   index.errors.unshift(...configErrors);
   const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now }, configFile);
-  return { plan, index, config };
+  if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster);
+  return { plan, index, config, ...cluster && { cluster } };
 }
 
 // src/gitops/reconcile.ts
@@ -60782,7 +60978,7 @@ function coreLogger(secrets) {
 function actionOutputs(result, heldBack) {
   const count = (action) => String(result.pullRequests.filter((pr2) => pr2.action === action).length);
   return {
-    "pull-requests": JSON.stringify(result.pullRequests),
+    "pull-requests": JSON.stringify(result.pullRequests.map(({ body: _body, ...pr2 }) => pr2)),
     decisions: JSON.stringify(result.plan.decisions),
     opened: count("opened"),
     updated: count("updated"),

@@ -196,6 +196,10 @@ describe('the bundled Action', () => {
     expect(gh.requests).toEqual([]);
     expect(git.requests.length).toBe(gitRequests);
     expect(run.outputs).toMatchObject({ opened: '4', 'held-back': '3' });
+    const [checkout] = json<Record<string, unknown>[]>(run.outputs['pull-requests']).filter((pr) => pr.action === 'opened');
+    expect(checkout).toMatchObject({ branch: 'kerf/shop/deployment/checkout', files: ['apps/shop/checkout.yaml'], commitMessage: expect.stringContaining('kerf: rightsize') });
+    expect(checkout).not.toHaveProperty('body');
+    expect(run.stdout).toContain('### Changes'); // the bodies are in the log
     expect(run.summary).toContain('> Dry run: nothing was pushed and nothing was sent to GitHub');
     expect(run.summary).toContain('| opened | (would open) kerf: rightsize shop/Deployment/checkout | `kerf/shop/deployment/checkout` |');
   });

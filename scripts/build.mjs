@@ -1,9 +1,9 @@
 // Transpiles src/ to lib/ (one file per module, for the CLI's `bin`), bundles the benchmarks into
 // lib/bench/ and the Action into dist/index.js with esbuild.
 import { build } from 'esbuild';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -65,4 +65,5 @@ async function buildAll() {
 }
 
 // Run as a script (`npm run build`); imported, it only lends buildAction to the dist check.
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await buildAll();
+// Node runs the script by its real path, so a checkout reached through a symlink still counts.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await buildAll();

@@ -23,7 +23,7 @@ beforeAll(async () => {
   action = await installAction(TOKEN);
 });
 afterAll(async () => {
-  await action.close();
+  await action?.close();
   await git.close();
 });
 afterEach(async () => {

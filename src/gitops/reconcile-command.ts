@@ -1,7 +1,12 @@
 // `kerf-gitops reconcile`: its flags on top of plan's, the ports built from the environment, the
 // summary printed, and the exit code (0 all done, 1 some group failed, 2 bad input).
+import { hostname } from 'node:os';
 import type { GroupBy } from '../model/types.js';
+import type { ClusterConnection } from '../cluster/environment.js';
+import { gitRevisions } from './git-history.js';
 import { InputError } from './inputs.js';
+import { closeTheLoop } from './loop.js';
+import { createPullRequestReader } from './pull-request-reader.js';
 import type { PlanOptions } from './run-plan.js';
 import { createGit, GitError } from './git.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './github.js';
@@ -47,7 +52,7 @@ export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof
 }
 
 export async function runReconcileCommand(
-  parsed: PlanOptions & { output: 'table' | 'json'; extra: ParsedFlags },
+  parsed: PlanOptions & { output: 'table' | 'json'; extra: ParsedFlags; cluster?: ClusterConnection },
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const { extra, ...planOptions } = parsed;
@@ -65,7 +70,20 @@ export async function runReconcileCommand(
     const git = await createGit({ repo: options.repo, token: github.token }).catch((error: unknown) => {
       throw error instanceof GitError ? new InputError(error.message) : error;
     });
-    ports = { git, github: createGitHub(github), secrets };
+    const port = createGitHub(github);
+    ports = { git, github: port, secrets };
+    // With --recommendations cluster, the run also closes the loop: statuses, G5, health, rollbacks.
+    if (options.cluster) {
+      const afterRun = closeTheLoop({
+        cluster: await options.cluster.port(),
+        pulls: createPullRequestReader(github),
+        revisions: gitRevisions(options.repo),
+        git,
+        github: port,
+        identity: hostname(),
+      });
+      ports = { ...ports, afterRun };
+    }
   }
   let result;
   try {

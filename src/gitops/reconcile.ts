@@ -34,6 +34,23 @@ export interface ReconcilePorts {
   renderBody?: RenderBody;
   /** Secrets to keep out of every message (the token). */
   secrets?: readonly string[];
+  /** Runs after the PR groups, on the same base (closing the loop with the cluster); not in a dry run. */
+  afterRun?: (context: RunContext) => Promise<{ pullRequests: PullRequestOutcome[]; errors: ReconcileError[] }>;
+}
+
+/** What a run worked from, for `afterRun`. */
+export interface RunContext {
+  defaultBranch: string;
+  /** The default branch's head the run planned on. */
+  sha: string;
+  run: PlanRun;
+  config: KerfConfig;
+  /** A work tree kerf may reset and commit in (closed after `afterRun`). */
+  worktree: Worktree;
+  /** Open PRs whose branch is under the prefix, as the run found them. */
+  openPulls: readonly OpenPullRequest[];
+  /** What the run did with each group's PR. */
+  pullRequests: readonly PullRequestOutcome[];
 }
 
 export type PullRequestAction = 'opened' | 'updated' | 'unchanged' | 'closed' | 'held';
@@ -255,6 +272,12 @@ class Reconciler {
         } catch (error) {
           this.fail(pr.branch, error);
         }
+      }
+      if (this.ports.afterRun) {
+        const context = { defaultBranch, sha: base.sha, run: base.run, config: base.config, worktree: this.worktree, openPulls: pulls, pullRequests: [...this.outcomes] };
+        const after = await this.ports.afterRun(context);
+        this.outcomes.push(...after.pullRequests);
+        this.errors.push(...after.errors.map((error) => ({ ...error, message: redact(error.message, this.secrets) })));
       }
       return { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors };
     } finally {

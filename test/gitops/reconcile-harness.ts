@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { createGit, type GitPort } from '../../src/gitops/git.js';
 import { createGitHub, type GitHubOptions, type GitHubPort } from '../../src/gitops/github.js';
-import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/gitops/reconcile.js';
+import { reconcile, type ReconcileOptions, type ReconcilePorts, type ReconcileResult } from '../../src/gitops/reconcile.js';
 import type { FileChanges } from '../standins/git/bare-repo.js';
 import type { GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
@@ -43,7 +43,16 @@ export interface Harness {
   readonly clone: string;
   readonly bare: string;
   /** A reconcile run with real ports; `wrap` decorates them (to inject races). */
-  run(options?: Partial<ReconcileOptions>, wrap?: { git?: (port: GitPort) => GitPort; github?: (port: GitHubPort) => GitHubPort; budget?: GitHubOptions['budget'] }): Promise<ReconcileResult>;
+  run(
+    options?: Partial<ReconcileOptions>,
+    wrap?: {
+      git?: (port: GitPort) => GitPort;
+      github?: (port: GitHubPort) => GitHubPort;
+      budget?: GitHubOptions['budget'];
+      /** The afterRun hook, built over the run's own ports. */
+      afterRun?: (ports: { git: GitPort; github: GitHubPort }) => ReconcilePorts['afterRun'];
+    },
+  ): Promise<ReconcileResult>;
   /** Pushes to origin's git receive-pack so far. */
   pushes(): number;
   head(branch: string): Promise<string | null>;
@@ -91,9 +100,11 @@ export async function startHarness(
         budget: { baseMs: 10, ...wrap.budget },
         pacing: { writeMs: 0, notificationMs: 0 },
       });
+      const ports = { git: wrap.git ? wrap.git(gitPort) : gitPort, github: wrap.github ? wrap.github(github) : github };
+      const afterRun = wrap.afterRun?.(ports);
       return reconcile(
         { repo: clone, recommendations: [], now: NOW, fleetPaused: false, dryRun: false, ...overrides },
-        { git: wrap.git ? wrap.git(gitPort) : gitPort, github: wrap.github ? wrap.github(github) : github, secrets: [TOKEN] },
+        { ...ports, secrets: [TOKEN], ...(afterRun && { afterRun }) },
       );
     },
     pushes: receivePacks,

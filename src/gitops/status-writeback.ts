@@ -1,0 +1,102 @@
+// Status write-back after a reconcile: each recommendation's status says where its change stands
+// (Proposed with its PR, Deferred with the next window, Blocked with its reason, Z1 included),
+// through the status subresource, with an Event when the phase or reason moves. Nothing is written
+// when nothing changed.
+import type { Change, ContainerRecommendation, Decision, ResourceName } from '../model/types.js';
+import type { ClusterPort } from '../cluster/cluster-port.js';
+import type { KubeObject } from '../cluster/objects.js';
+import { isObject } from '../cluster/objects.js';
+import type { EventNote } from '../helper/outcome.js';
+import { statusChanges, workloadEvent } from '../helper/outcome.js';
+import { describeChanges } from './plan-table.js';
+import type { PullRequestOutcome } from './reconcile.js';
+import { formatWindowTime } from './window-status.js';
+
+/** The values before kerf's change, per container, as `status.previous` records them (null: was not set). */
+export type PreviousValues = ContainerRecommendation[];
+
+/** What a rollback goes back to: the `from` side of the proposed changes. */
+export function previousValues(changes: readonly Change[]): PreviousValues {
+  const byContainer = new Map<string, ContainerRecommendation>();
+  for (const change of changes) {
+    const entry = byContainer.get(change.container) ?? { name: change.container, requests: {}, limits: {} };
+    const [group, resource] = change.field.split('.') as ['requests' | 'limits', ResourceName];
+    entry[group][resource] = change.from;
+    byContainer.set(change.container, entry);
+  }
+  return [...byContainer.values()];
+}
+
+/** `status.previous` read back; entries that are not containers are skipped. */
+export function readPreviousValues(value: unknown): PreviousValues {
+  const values = (map: unknown) =>
+    Object.fromEntries(
+      Object.entries(isObject(map) ? map : {}).filter(([key, v]) => (key === 'cpu' || key === 'memory') && (v === null || typeof v === 'string' || typeof v === 'number')).map(([key, v]) => [key, v === null ? null : String(v)]),
+    );
+  return (Array.isArray(value) ? value : [])
+    .filter(isObject)
+    .filter((entry) => typeof entry.name === 'string')
+    .map((entry) => ({ name: entry.name as string, requests: values(entry.requests), limits: values(entry.limits) }));
+}
+
+/** The PR the run left for a target (opened, updated, unchanged or held with one open). */
+export function pullRequestFor(outcomes: readonly PullRequestOutcome[], target: string): { number: number; url: string } | null {
+  const outcome = outcomes.find((o) => o.number !== null && o.url !== null && o.action !== 'closed' && o.targets.includes(target));
+  return outcome ? { number: outcome.number as number, url: outcome.url as string } : null;
+}
+
+/** The status a reconciler decision asks for; `previous` is recorded while a change is proposed. */
+export function decisionStatus(decision: Decision, pullRequest: { number: number; url: string } | null): Record<string, unknown> {
+  return {
+    phase: decision.phase,
+    strategy: decision.strategy,
+    configuredStrategy: decision.configuredStrategy,
+    reason: decision.reason,
+    nextWindow: decision.nextWindow,
+    pullRequest,
+    ...(decision.action === 'pull-request' && { previous: previousValues(decision.changes) }),
+  };
+}
+
+/** The Event of a decision's status (D1: a deferred change records `Blocked` with OutsideMaintenanceWindow). */
+export function decisionEvent(decision: Decision, pullRequest: { number: number } | null): EventNote | undefined {
+  const pr = pullRequest ? `pull request #${pullRequest.number}` : 'no pull request yet';
+  switch (decision.phase) {
+    case 'Proposed':
+      return { action: 'Proposed', reason: decision.reason ?? 'Proposed', note: `${pr} proposes ${describeChanges(decision.changes)}` };
+    case 'Deferred':
+      return {
+        action: 'Blocked',
+        reason: 'OutsideMaintenanceWindow',
+        note: decision.nextWindow ? `held until the maintenance window at ${formatWindowTime(decision.nextWindow)}; ${pr} waits for it (D1)` : 'held: no valid maintenance window is configured (D3)',
+      };
+    case 'Blocked':
+      return { action: 'Blocked', reason: decision.reason ?? 'Blocked', note: `change held: ${decision.reason ?? 'blocked'}${pullRequest ? `; ${pr} must not be merged` : ''}` };
+    default:
+      return undefined;
+  }
+}
+
+/** Where a status write goes and what it says. */
+export interface StatusWrite {
+  namespace: string;
+  name: string;
+  /** The status as read this run. */
+  current: Record<string, unknown>;
+  status: Record<string, unknown>;
+  /** Recorded on the workload when the phase or reason moves. */
+  event?: EventNote;
+  workload?: KubeObject;
+}
+
+/**
+ * Writes the status when it would change anything (merge patch: null removes a field) and its
+ * Event when the phase or reason moved. Resolves whether it wrote.
+ */
+export async function writeStatus(port: ClusterPort, write: StatusWrite, identity: string, now: Date): Promise<boolean> {
+  if (!statusChanges(write.current, write.status)) return false;
+  await port.patchRecommendationStatus(write.namespace, write.name, write.status);
+  const moved = ['phase', 'reason'].some((key) => key in write.status && (write.current[key] ?? null) !== (write.status[key] ?? null));
+  if (moved && write.event && write.workload) await port.createEvent(workloadEvent(write.workload, write.event, identity, now));
+  return true;
+}

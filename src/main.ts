@@ -9,6 +9,9 @@ import { diagnose, renderFindings } from './gitops/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
 import { planEdits } from './gitops/edits.js';
 import { writeFileAtomic } from './manifests/atomic-write.js';
+import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
+import { wantsCluster } from './gitops/cluster-source.js';
+import { runStatusCommand } from './gitops/status-command.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
 
@@ -20,11 +23,16 @@ commands:
   doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
              with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
-           (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none)
+           (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none);
+           with --recommendations cluster it also writes each recommendation's status, marks merged
+           and synced changes Applied, watches their health and opens a revert PR on a breach
+  status     every recommendation's phase, strategy, reason, PR, applied at and health, from the
+             cluster (KUBECONFIG or in-cluster; --output table|json)
 
 options:
   --repo DIR                 the Git repo of manifests (default: .)
-  --recommendations PATH     files, directories or globs (repeatable; default: those in the repo)
+  --recommendations PATH     files, directories or globs (repeatable; default: those in the repo);
+                             "cluster" reads them, with their status and live facts, from the cluster
   --config FILE              reconciler config (default: <repo>/.kerf/config.yaml)
   --now RFC3339              judge windows at this time (default: the clock)
   --output table|json        (default: table)
@@ -43,6 +51,7 @@ export class UsageError extends Error {
 
 export interface CommandOptions extends PlanOptions {
   output: 'table' | 'json';
+  cluster?: ClusterConnection;
 }
 
 function parseNow(value: string | undefined): Date {
@@ -89,6 +98,7 @@ export function parseCommandOptions(
     now: parseNow(typeof now === 'string' ? now : undefined),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
+    ...(wantsCluster(recommendations) && { cluster: clusterFromEnvironment() }),
     extra,
   };
 }
@@ -191,6 +201,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
       case 'helper':
         return await helperCommand(rest);
+      case 'status': {
+        const options = parseCommandOptions(rest, env);
+        return await runStatusCommand(options.cluster ?? clusterFromEnvironment(), options.output, options.now, process.stdout, process.stderr);
+      }
       case undefined:
       case '--help':
       case 'help':

@@ -17,6 +17,7 @@ import type { Logger } from './logger.js';
 import { nextEvictions } from './on-delete.js';
 import type { EventNote, StatusUpdate } from './outcome.js';
 import { statusChanges, withInPlaceCondition, workloadEvent } from './outcome.js';
+import { planHealthWatch, watchedBreach } from './health-watch.js';
 import { fallbackPlan, planResize } from './resize-plan.js';
 import type { ResizeMemory, ResizePlan } from './resize-plan.js';
 import type { WebhookState } from './webhook-state.js';
@@ -145,7 +146,13 @@ export class Controller {
     const status = current.status;
     const policies = facts.policiesByNamespace.get(recommendation.namespace) ?? [];
     try {
-      const plan = planResize({
+      const match = selectPolicy(workload, policies);
+      const covered = match.kind === 'covered' && match.policy.mode === 'auto-patch' ? match.policy : undefined;
+      const watched =
+        covered && configuredStrategy(workload, covered) === 'in-place'
+          ? planHealthWatch({ recommendation: current.recommendation, status, generation: view.generation, workload, policy: covered, configured: 'in-place', pods: facts.pods.get(target) ?? [], now: this.options.now() })
+          : undefined;
+      const plan = watched ?? planResize({
         recommendation: current.recommendation,
         generation: view.generation,
         ...(typeof status.observedGeneration === 'number' && { observedGeneration: status.observedGeneration }),
@@ -196,6 +203,12 @@ export class Controller {
     const policy = match.policy;
     const now = this.options.now();
     const key = workloadKey(recommendation.namespace, 'StatefulSet', statefulSet.metadata.name);
+    // OD2: no replacement while the health watch reports a breach, nor after a rollback.
+    const breach = watchedBreach(view.status, facts.allPods.get(key) ?? [], now);
+    if (breach) {
+      this.options.logger.debug('OnDelete replacement stopped by the health watch', { statefulSet: key, breach: breach === 'rolled-back' ? breach : breach.message });
+      return;
+    }
     const plan = nextEvictions({ statefulSet, pods: facts.allPods.get(key) ?? [], policy, config, now });
     const configured: Strategy = configuredStrategy(workload, policy);
     const base = { strategy: (view.status.strategy as Strategy | undefined) ?? configured, configuredStrategy: configured, nextWindow: null } as const;

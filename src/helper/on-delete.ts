@@ -37,7 +37,7 @@ export function nextEvictions(input: {
   // Z1, Z4: a freeze or pause stops pod replacement like any other apply.
   const hold = pauseOrFreeze(input.config, policy, false, now);
   if (hold) return { evict: [], wait: 'held', hold };
-  // OD2: every pod present, none going away, all Ready (the health watch's "no breach" until it exists) ...
+  // OD2: every pod present, none going away, all Ready (the controller checks the health watch first) ...
   const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
   const since = pods.map((pod) => (isTerminating(pod) ? undefined : readySince(pod)));
   if (pods.length < replicas || since.some((at) => at === undefined)) return { evict: [], wait: 'not-ready' };

@@ -25,7 +25,8 @@ export interface StatusUpdate {
   /** The recommendation generation whose values were released to pods in place (the webhook reads it); null takes them back. */
   observedGeneration?: number | null;
   appliedAt?: string;
-  health?: HealthStatus;
+  /** null ends a finished apply's watch when a new change starts. */
+  health?: HealthStatus | null;
   /** The generation a breach rolled back: not applied again until the spec changes. */
   rolledBackGeneration?: number;
 }

@@ -71,11 +71,11 @@ export function inPlaceRecommendation(recommendation: RightsizingRecommendation)
 }
 
 /** The workload as this pod runs it: the template's identity with the pod's own containers. */
-function asRunBy(workload: Workload, pod: Pod): Workload {
+export function asRunBy(workload: Workload, pod: Pod): Workload {
   return { ...workload, containers: containerSpecs(pod.spec) };
 }
 
-function resizeOf(runBy: Workload, changes: readonly Change[]): ContainerResize[] {
+export function resizeOf(runBy: Workload, changes: readonly Change[]): ContainerResize[] {
   const byName = new Map<string, ContainerResize>();
   for (const change of changes) {
     const init = runBy.containers.find((c) => c.name === change.container)?.init ?? false;
@@ -228,7 +228,7 @@ export function planResize(input: ResizeInput): ResizePlan | undefined {
     return { status, events, memory };
   }
   return {
-    status: { ...base, phase: 'Resizing', strategy: 'in-place', reason: null, observedGeneration: input.generation },
+    status: { ...base, phase: 'Resizing', strategy: 'in-place', reason: null, observedGeneration: input.generation, health: null },
     events,
     resize: { pod: next.pod.metadata.name, containers: resizeOf(asRunBy(workload, next.pod), next.changes) },
     memory,

@@ -17,13 +17,7 @@ beforeEach(async () => {
 });
 afterEach(async () => h.close());
 
-interface EventView {
-  action: string;
-  reason: string;
-  note: string;
-  related?: { name: string };
-}
-const events = (action: string) => (h.events() as unknown as EventView[]).filter((event) => event.action === action);
+const events = (action: string) => (h.events() as unknown as { action: string; reason: string; note: string; related?: { name: string } }[]).filter((e) => e.action === action);
 const podsOf = (app: string) => (h.api.store.list('pods', 'shop') as unknown as Pod[]).filter((pod) => pod.metadata.labels?.app === app && !pod.metadata.deletionTimestamp);
 const requestsOf = (pod: Pod) => ({ spec: pod.spec.containers[0]?.resources?.requests, actual: pod.status?.containerStatuses?.[0]?.resources?.requests });
 

@@ -1,27 +1,15 @@
 // A ClusterSource over wire objects, for plan and loop tests without an API server, and a wire
 // RightsizingRecommendation builder.
 import type { ClusterSource, ClusterState } from '../../src/cluster/cluster-reader.js';
+import { SNAPSHOT_PATHS } from '../../src/cluster/kube-watch.js';
 import type { KubeObject } from '../../src/cluster/objects.js';
 
 /** Serves `state` (missing kinds empty), or fails every read with `error`. */
 export function fakeClusterSource(state: Partial<Record<keyof ClusterState, unknown[]>> | Error): ClusterSource {
   const read = async (): Promise<ClusterState> => {
     if (state instanceof Error) throw state;
-    const list = (key: keyof ClusterState) => (state[key] ?? []) as KubeObject[];
-    return {
-      recommendations: list('recommendations'),
-      policies: list('policies'),
-      pods: list('pods') as ClusterState['pods'],
-      nodes: list('nodes') as ClusterState['nodes'],
-      deployments: list('deployments'),
-      statefulSets: list('statefulSets'),
-      daemonSets: list('daemonSets'),
-      replicaSets: list('replicaSets'),
-      pdbs: list('pdbs'),
-      hpas: list('hpas'),
-      applications: list('applications'),
-      kustomizations: list('kustomizations'),
-    };
+    const kinds = [...Object.keys(SNAPSHOT_PATHS), 'applications', 'kustomizations'] as (keyof ClusterState)[];
+    return Object.fromEntries(kinds.map((kind) => [kind, state[kind] ?? []])) as unknown as ClusterState;
   };
   return { server: 'https://fake.cluster.test', read, recommendations: async () => (await read()).recommendations };
 }

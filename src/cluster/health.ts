@@ -1,8 +1,24 @@
 // The health watch after a change is applied: what the pods' status says broke since then. Pure
 // over wire pods and `now`; the helper (in place, OD2) and the reconciler (rollouts) share it.
 import type { ContainerStatus, Pod } from './objects.js';
+import { isObject } from './objects.js';
 
 export type BreachKind = 'OOMKilled' | 'Restarted' | 'NotReady';
+
+/** The health watch's verdict as a recommendation's `status.health` records it. */
+export interface HealthStatus {
+  state: 'Watching' | 'Healthy' | 'Breached';
+  /** When the watch ends (RFC 3339). */
+  until?: string;
+  /** What broke, for people. */
+  breach?: string;
+}
+
+/** `status.health` as written, or undefined. */
+export function readHealth(status: Record<string, unknown>): HealthStatus | undefined {
+  const health = status.health;
+  return isObject(health) && typeof health.state === 'string' ? (health as unknown as HealthStatus) : undefined;
+}
 
 export interface Breach {
   kind: BreachKind;

@@ -9,17 +9,15 @@ import { selectPolicy } from '../rules/policy-match.js';
 import { windowState } from '../rules/window-state.js';
 import { DEFAULT_HEALTH_WATCH } from '../model/validate.js';
 import type { ClusterPort } from '../cluster/cluster-port.js';
-import { healthBreach, watchOver } from '../cluster/health.js';
-import { isObject } from '../cluster/objects.js';
+import { healthBreach, readHealth, watchOver, type HealthStatus } from '../cluster/health.js';
 import type { Logger } from '../helper/logger.js';
-import type { HealthStatus } from '../helper/outcome.js';
 import { rolledBackGeneration, type ClusterRecommendation, type ClusterView } from './cluster-source.js';
 import type { GitPort } from './git.js';
 import type { GitHubPort } from './github.js';
 import { mergeReached, syncManagerOf, type PullRequestReader, type RevisionPort } from './merged.js';
 import type { PullRequestOutcome, ReconcileError, ReconcilePorts, RunContext } from './reconcile.js';
 import { openRollback } from './rollback.js';
-import { decisionEvent, decisionStatus, pullRequestFor, readPreviousValues, writeStatus, type StatusWrite } from './status-writeback.js';
+import { decisionEvent, decisionStatus, pullRequestFor, readPreviousValues, readPullRequest, writeStatus, type StatusWrite } from './status-writeback.js';
 
 export interface LoopPorts {
   cluster: ClusterPort;
@@ -34,11 +32,6 @@ export interface LoopPorts {
 
 /** Phases in which a PR of kerf's may have been merged since the last run. */
 const AWAITING_MERGE = new Set(['Proposed', 'Deferred', 'Blocked']);
-
-const pullRequestOf = (status: Record<string, unknown>): { number: number; url: string } | null =>
-  isObject(status.pullRequest) && typeof status.pullRequest.number === 'number' && typeof status.pullRequest.url === 'string'
-    ? { number: status.pullRequest.number, url: status.pullRequest.url }
-    : null;
 
 function policyOf(context: RunContext, target: Decision['target']): RightsizingPolicy | undefined {
   const workload = context.run.index.workloads.get(workloadKey(target));
@@ -99,11 +92,11 @@ class Loop {
 
     if (status.phase === 'RolledBack' && rolledBackGeneration(status) === found.generation) {
       // A rollout rolled back whose revert PR could not be opened last time: try again.
-      if (status.strategy !== 'in-place' && !status.rollbackPullRequest) await this.rollBack(found, target, String(isObject(status.health) ? status.health.breach : 'a health breach'), write);
+      if (status.strategy !== 'in-place' && !status.rollbackPullRequest) await this.rollBack(found, target, readHealth(status)?.breach ?? 'a health breach', write);
       return;
     }
 
-    const pullRequest = pullRequestOf(status);
+    const pullRequest = readPullRequest(status.pullRequest);
     if (pullRequest && AWAITING_MERGE.has(String(status.phase)) && !this.open.has(pullRequest.number)) {
       const pull = await this.ports.pulls.getPull(pullRequest.number);
       if (pull.merged && pull.mergeCommitSha) {
@@ -160,8 +153,8 @@ class Loop {
   /** The health watch of a rollout: a breach rolls it back (RolledBack, a revert PR); a quiet watch ends Healthy. */
   private async watch(found: ClusterRecommendation, target: Decision['target'], write: Write): Promise<void> {
     const { status } = found;
-    const health = (isObject(status.health) ? status.health : {}) as Partial<HealthStatus>;
-    if (health.state !== 'Watching') return;
+    const health = readHealth(status);
+    if (health?.state !== 'Watching') return;
     if (watchOver(health.until, this.now)) {
       await write({ status: { health: { ...health, state: 'Healthy' } } });
       return;

@@ -1,9 +1,10 @@
 // `kerf-gitops status`: the life of every recommendation at a glance, from the cluster — phase,
 // strategy, reason, PR, applied at, health — as a table or JSON.
 import type { ClusterSource } from '../cluster/cluster-reader.js';
-import { watchOver } from '../cluster/health.js';
+import { readHealth, watchOver, type HealthStatus } from '../cluster/health.js';
 import type { KubeObject } from '../cluster/objects.js';
 import { isObject } from '../cluster/objects.js';
+import { readPullRequest } from './status-writeback.js';
 
 export interface StatusRow {
   namespace: string;
@@ -18,11 +19,10 @@ export interface StatusRow {
   rollbackPullRequest: { number: number; url: string } | null;
   appliedAt: string | null;
   /** `Watching` (until), `Healthy`, `Breached` (what broke), or null before apply. */
-  health: { state: string; until?: string; breach?: string } | null;
+  health: HealthStatus | null;
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const pullRequest = (value: unknown) => (isObject(value) && typeof value.number === 'number' && typeof value.url === 'string' ? { number: value.number, url: value.url } : null);
 
 /** One row per recommendation, sorted by namespace and name; a watch whose time is up reads Healthy. */
 export function statusRows(recommendations: readonly KubeObject[], now: Date): StatusRow[] {
@@ -31,7 +31,7 @@ export function statusRows(recommendations: readonly KubeObject[], now: Date): S
       const status = object.status ?? {};
       const spec = object.spec ?? {};
       const targetRef = isObject(spec.targetRef) ? spec.targetRef : {};
-      const health = isObject(status.health) && typeof status.health.state === 'string' ? (status.health as StatusRow['health'] & object) : null;
+      const health = readHealth(status) ?? null;
       return {
         namespace: object.metadata.namespace ?? 'default',
         name: object.metadata.name,
@@ -40,10 +40,10 @@ export function statusRows(recommendations: readonly KubeObject[], now: Date): S
         strategy: text(status.strategy),
         reason: text(status.reason),
         nextWindow: text(status.nextWindow),
-        pullRequest: pullRequest(status.pullRequest),
-        rollbackPullRequest: pullRequest(status.rollbackPullRequest),
+        pullRequest: readPullRequest(status.pullRequest),
+        rollbackPullRequest: readPullRequest(status.rollbackPullRequest),
         appliedAt: text(status.appliedAt),
-        health: health && health.state === 'Watching' && watchOver(health.until, now) ? { ...health, state: 'Healthy' } : health,
+        health: health?.state === 'Watching' && watchOver(health.until, now) ? { ...health, state: 'Healthy' as const } : health,
       };
     })
     .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));

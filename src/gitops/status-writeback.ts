@@ -39,13 +39,21 @@ export function readPreviousValues(value: unknown): PreviousValues {
     .map((entry) => ({ name: entry.name as string, requests: values(entry.requests), limits: values(entry.limits) }));
 }
 
+/** A `{number, url}` of the status (pullRequest, rollbackPullRequest) as written, or null. */
+export function readPullRequest(value: unknown): { number: number; url: string } | null {
+  return isObject(value) && typeof value.number === 'number' && typeof value.url === 'string' ? { number: value.number, url: value.url } : null;
+}
+
 /** The PR the run left for a target (opened, updated, unchanged or held with one open). */
 export function pullRequestFor(outcomes: readonly PullRequestOutcome[], target: string): { number: number; url: string } | null {
   const outcome = outcomes.find((o) => o.number !== null && o.url !== null && o.action !== 'closed' && o.targets.includes(target));
   return outcome ? { number: outcome.number as number, url: outcome.url as string } : null;
 }
 
-/** The status a reconciler decision asks for; `previous` is recorded while a change is proposed. */
+/**
+ * The status a reconciler decision asks for; `previous` is recorded while a change is proposed.
+ * What an earlier change left (applied at, its health watch, its revert PR) is cleared.
+ */
 export function decisionStatus(decision: Decision, pullRequest: { number: number; url: string } | null): Record<string, unknown> {
   return {
     phase: decision.phase,
@@ -54,6 +62,9 @@ export function decisionStatus(decision: Decision, pullRequest: { number: number
     reason: decision.reason,
     nextWindow: decision.nextWindow,
     pullRequest,
+    appliedAt: null,
+    health: null,
+    rollbackPullRequest: null,
     ...(decision.action === 'pull-request' && { previous: previousValues(decision.changes) }),
   };
 }

@@ -5,18 +5,11 @@ import type { ContainerRecommendation, RightsizingPolicy, RightsizingRecommendat
 import { DEFAULT_HEALTH_WATCH } from '../model/validate.js';
 import { computeChanges } from '../rules/changes.js';
 import { parseDuration } from '../rules/duration.js';
-import { healthBreach, watchOver, type Breach } from '../cluster/health.js';
+import { healthBreach, readHealth, watchOver, type Breach } from '../cluster/health.js';
 import type { Pod } from '../cluster/objects.js';
-import { isObject } from '../cluster/objects.js';
-import type { HealthStatus, StatusUpdate } from './outcome.js';
+import type { StatusUpdate } from './outcome.js';
 import { resizeProgress } from './pod-state.js';
 import { asRunBy, inPlaceRecommendation, resizeOf, type ResizePlan } from './resize-plan.js';
-
-/** `status.health` as written, or undefined. */
-export function readHealth(status: Record<string, unknown>): HealthStatus | undefined {
-  const health = status.health;
-  return isObject(health) && typeof health.state === 'string' ? (health as unknown as HealthStatus) : undefined;
-}
 
 /**
  * The breach of a change under watch, or why its pods must not be disturbed (OD2): a rolled-back

@@ -1,19 +1,11 @@
 // What a pure helper (or reconciler) step asks to write: the recommendation's status and an Event.
 import type { Phase, Reason, Strategy } from '../model/types.js';
 import type { EventRecord } from '../cluster/cluster-port.js';
+import type { HealthStatus } from '../cluster/health.js';
 import type { KubeObject } from '../cluster/objects.js';
 
 /** DESIGN "The helper": the Event's action is the verb. */
 export type EventAction = 'Proposed' | 'Resized' | 'Blocked' | 'Fallback' | 'Evicted' | 'Applied' | 'RolledBack';
-
-/** The health watch's verdict as the status records it. */
-export interface HealthStatus {
-  state: 'Watching' | 'Healthy' | 'Breached';
-  /** When the watch ends (RFC 3339). */
-  until?: string;
-  /** What broke, for people. */
-  breach?: string;
-}
 
 /** The recommendation status fields the helper owns (DESIGN "Objects"). */
 export interface StatusUpdate {

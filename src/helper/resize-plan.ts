@@ -188,6 +188,8 @@ export function planResize(input: ResizeInput): ResizePlan | undefined {
     .filter(({ changes }) => changes.length > 0);
   const [next] = behind;
   if (!next) {
+    // Pods at the values after a rollout (R3, N3) the reconciler proposed: it marks that Applied (G5) and watches it.
+    if (recommendation.status.strategy === 'rollout') return undefined;
     return {
       status: {
         phase: 'Applied',

@@ -203,6 +203,8 @@ export class Controller {
     const policy = match.policy;
     const now = this.options.now();
     const key = workloadKey(recommendation.namespace, 'StatefulSet', statefulSet.metadata.name);
+    // OD1 begins once the merge is known to have reached the cluster: the reconciler then marks it Applied (G5).
+    if (view.status.phase === 'Proposed' || view.status.phase === 'Deferred') return;
     // OD2: no replacement while the health watch reports a breach, nor after a rollback.
     const breach = watchedBreach(view.status, facts.allPods.get(key) ?? [], now);
     if (breach) {

@@ -78,26 +78,43 @@ describe('the life of an in-place change, from Applied to resized back', () => {
     for (const pod of podsOf('cart')) expect(requestsOf(pod).actual?.cpu).toBe('300m');
   });
 
-  it('OD2: OnDelete replacement stops while the health watch reports a breach', async () => {
+});
+
+describe('OnDelete StatefulSets in the loop', () => {
+  const custom = () => h.api.kubeConfig().makeApiClient(CustomObjectsApi);
+  const writeStatus = (status: Record<string, unknown>) =>
+    custom().patchNamespacedCustomObjectStatus(
+      { group: 'kerf.getkerf.dev', version: 'v1alpha1', plural: 'rightsizingrecommendations', namespace: 'shop', name: 'db', body: { status } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  const watching = () => ({ phase: 'Applied', strategy: 'rollout', configuredStrategy: 'rollout', appliedAt: new Date(Date.now() - 1000).toISOString(), health: { state: 'Watching', until: new Date(Date.now() + 600_000).toISOString() } });
+
+  /** A 2-pod OnDelete StatefulSet whose template a merged kerf PR changed, with the status the reconciler wrote. */
+  async function mergedStatefulSet(status: Record<string, unknown>): Promise<void> {
     await h.create(statefulSet('db', { namespace: 'shop', replicas: 2, onDelete: true, containers: [container({ requests: { cpu: '500m', memory: '512Mi' } })] }) as KubernetesObject);
     await h.api.store.reconcileWorkloads();
     await h.create(policy({ strategy: 'rollout', onDelete: { settle: '0s' } }));
     await h.create(recommendation({ kind: 'StatefulSet', name: 'db' }, [{ name: 'app', requests: { cpu: '250m' } }]));
-    // The reconciler marked the merged rollout Applied (G5) and watches it; then the template changed.
-    const appliedAt = new Date(Date.now() - 1000).toISOString();
-    const custom = h.api.kubeConfig().makeApiClient(CustomObjectsApi);
-    await custom.patchNamespacedCustomObjectStatus(
-      {
-        group: 'kerf.getkerf.dev', version: 'v1alpha1', plural: 'rightsizingrecommendations', namespace: 'shop', name: 'db',
-        body: { status: { phase: 'Applied', strategy: 'rollout', configuredStrategy: 'rollout', appliedAt, health: { state: 'Watching', until: new Date(Date.now() + 600_000).toISOString() } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await writeStatus(status);
     await h.api.kubeConfig().makeApiClient(AppsV1Api).patchNamespacedStatefulSet(
       { namespace: 'shop', name: 'db', body: { spec: { template: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '250m', memory: '512Mi' } } }] } } } } },
       setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
     );
     await h.api.store.reconcileWorkloads();
+  }
+
+  it('OD1, G5: replacement begins only once the reconciler has marked the merge Applied', async () => {
+    await mergedStatefulSet({ phase: 'Proposed', strategy: 'rollout', configuredStrategy: 'rollout', pullRequest: { number: 1, url: 'https://github.example/pull/1' } });
+    await h.helper();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(events('Evicted')).toEqual([]);
+    await writeStatus(watching());
+    await eventually(() => events('Evicted').length >= 1, 10_000, () => h.api.store.reconcileWorkloads());
+    expect(events('Evicted')[0]?.related?.name).toBe('db-1');
+  });
+
+  it('OD2: replacement stops while the health watch reports a breach', async () => {
+    await mergedStatefulSet(watching());
     oomKill(podsOf('db').find((pod) => pod.metadata.name === 'db-0')!);
     await h.helper();
     await eventually(() => h.logs.some((line) => line.message === 'OnDelete replacement stopped by the health watch'));
@@ -106,10 +123,7 @@ describe('the life of an in-place change, from Applied to resized back', () => {
     expect(podsOf('db')).toHaveLength(2);
 
     // The watch ends Healthy (a person judged the OOM unrelated): replacement goes on (OD1).
-    await custom.patchNamespacedCustomObjectStatus(
-      { group: 'kerf.getkerf.dev', version: 'v1alpha1', plural: 'rightsizingrecommendations', namespace: 'shop', name: 'db', body: { status: { health: { state: 'Healthy' } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await writeStatus({ health: { state: 'Healthy' } });
     await eventually(() => events('Evicted').length >= 1, 10_000, () => h.api.store.reconcileWorkloads());
     expect(events('Evicted')[0]?.related?.name).toBe('db-1');
   });

@@ -106,7 +106,10 @@ describe('OnDelete StatefulSets in the loop', () => {
   it('OD1, G5: replacement begins only once the reconciler has marked the merge Applied', async () => {
     await mergedStatefulSet({ phase: 'Proposed', strategy: 'rollout', configuredStrategy: 'rollout', pullRequest: { number: 1, url: 'https://github.example/pull/1' } });
     await h.helper();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Passes run every 50 ms once this helper leads; the pods' Ready times are whole seconds, so
+    // settle (0s) lets them go at most a second after they started: wait past that.
+    await eventually(() => h.logs.some((line) => line.message === 'became leader'));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(events('Evicted')).toEqual([]);
     await writeStatus(watching());
     await eventually(() => events('Evicted').length >= 1, 10_000, () => h.api.store.reconcileWorkloads());

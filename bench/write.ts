@@ -1,12 +1,12 @@
 // `write` on the plan benchmark's repo against the bare parse (issue 3: ratio ≤ 2.5): plan, the
-// edits of every pull-request decision, and each edited file written through writeFileAtomic
+// edits of every pull-request decision, and each edited file written through writeFilesAtomic
 // (temp file, fsync, rename), as `kerf-gitops write` does, on a fresh copy of the repo per run.
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planEdits } from '../src/gitops/edits.js';
 import { runPlan } from '../src/gitops/run-plan.js';
-import { writeFileAtomic } from '../src/manifests/atomic-write.js';
+import { writeFilesAtomic } from '../src/manifests/atomic-write.js';
 import { time } from './measure.js';
 
 export interface WriteRun {
@@ -40,7 +40,7 @@ export async function writeOnce(repo: string, now: Date): Promise<WriteRun> {
   if (errors.length > 0) throw new Error(`benchmark write: edit refused: ${errors[0]?.message}`);
   const editsMs = since(start);
   start = process.hrtime.bigint();
-  for (const edit of edits) await writeFileAtomic(repo, edit.path, edit.after);
+  await writeFilesAtomic(repo, edits.map((edit) => ({ path: edit.path, content: edit.after })));
   const writeMs = since(start);
   const pullRequests = plan.decisions.filter((decision) => decision.action === 'pull-request').length;
   return { decisions: plan.decisions.length, pullRequests, written: edits.length, planMs, editsMs, writeMs };

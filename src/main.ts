@@ -8,7 +8,7 @@ import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command
 import { diagnose, renderFindings } from './gitops/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
 import { planEdits } from './gitops/edits.js';
-import { writeFileAtomic } from './manifests/atomic-write.js';
+import { writeFilesAtomic } from './manifests/atomic-write.js';
 import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
 import { runStatusCommand } from './gitops/status-command.js';
@@ -180,7 +180,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         const options = parseCommandOptions(rest, env);
         const { plan, index } = await runPlan(options);
         const { edits, errors } = planEdits(index, plan.decisions);
-        for (const edit of edits) await writeFileAtomic(options.repo, edit.path, edit.after);
+        await writeFilesAtomic(options.repo, edits.map((edit) => ({ path: edit.path, content: edit.after })));
         const result = { ...plan, errors: [...plan.errors, ...errors], written: edits.map((edit) => edit.path) };
         process.stdout.write(
           options.output === 'json'

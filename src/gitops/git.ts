@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
-import { writeFileAtomic } from '../manifests/atomic-write.js';
+import { writeFilesAtomic } from '../manifests/atomic-write.js';
 import { redact } from './redact.js';
 
 export interface GitIdentity {
@@ -186,7 +186,7 @@ export async function createGit(options: GitOptions): Promise<GitPort> {
           await run('clean the work tree', ['clean', '--quiet', '-d', '--force'], tree);
         },
         async commit(files, message, author) {
-          for (const file of files) await writeFileAtomic(root, file.path, file.content);
+          await writeFilesAtomic(root, files);
           await run('stage the edits', ['add', '--', ...files.map((file) => file.path)], tree);
           const identity = simpleGit({ baseDir: root, config: [...commandConfig(originUrl, options.token), `user.name=${author.name}`, `user.email=${author.email}`] });
           // --no-verify: a repository's pre-commit hooks (formatters) must not rewrite kerf's byte-exact edits.

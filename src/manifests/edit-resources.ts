@@ -76,12 +76,12 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
     const subject = { file, object, container: edit.container };
     if (!styles.has(edit.container)) styles.set(edit.container, newValueStyle(locateContainer(doc, edit.container, subject).container));
   }
-  let slice = text.slice(start, end);
-  for (const edit of effective) {
-    const style = styles.get(edit.container) ?? 'PLAIN';
-    slice = applyEdit(slice, edit, { subject: { file, object, container: edit.container, field: edit.field }, eol, style });
-  }
-  const edited = text.slice(0, start) + slice + text.slice(end);
+  const settingsOf = (edit: ResourceEdit): EditSettings => ({
+    subject: { file, object, container: edit.container, field: edit.field },
+    eol,
+    style: styles.get(edit.container) ?? 'PLAIN',
+  });
+  const edited = editAtOnce(doc, text, effective, settingsOf) ?? editOneByOne(text, start, end, effective, settingsOf);
 
   const problem = findEditProblem(before, edited, target.document, edits);
   if (problem) throw new EditError('VerifyFailed', { file, object }, problem);
@@ -134,6 +134,31 @@ interface EditSettings {
   eol: string;
   /** Quoting for values the file has no quoting of its own for. */
   style: QuoteStyle;
+}
+
+/**
+ * Plans every edit on the parse the caller already has and splices them in one go; undefined when
+ * an edit needs an alias copied first or two edits touch the same spot (then each is planned on a
+ * fresh parse of the text the previous one left).
+ */
+function editAtOnce(doc: Document, text: string, edits: readonly ResourceEdit[], settingsOf: (edit: ResourceEdit) => EditSettings): string | undefined {
+  // Two edits of one field depend on each other's outcome.
+  if (new Set(edits.map((edit) => `${edit.container}\u0000${edit.field}`)).size < edits.length) return undefined;
+  const splices: Splice[] = [];
+  for (const edit of edits) {
+    const step = planEdit(doc, text, edit, settingsOf(edit));
+    if (step.again) return undefined;
+    splices.push(...step.splices);
+  }
+  const ordered = splices.sort((a, b) => a.start - b.start || a.end - b.end);
+  if (ordered.some((splice, i) => i > 0 && splice.start <= (ordered[i - 1] as Splice).end)) return undefined;
+  return applySplices(text, ordered);
+}
+
+function editOneByOne(text: string, start: number, end: number, edits: readonly ResourceEdit[], settingsOf: (edit: ResourceEdit) => EditSettings): string {
+  let slice = text.slice(start, end);
+  for (const edit of edits) slice = applyEdit(slice, edit, settingsOf(edit));
+  return text.slice(0, start) + slice + text.slice(end);
 }
 
 function applyEdit(slice: string, edit: ResourceEdit, settings: EditSettings): string {

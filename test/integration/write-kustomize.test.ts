@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planEdits } from '../../src/gitops/edits.js';
 import { runPlan } from '../../src/gitops/run-plan.js';
-import { writeFileAtomic } from '../../src/manifests/atomic-write.js';
+import { writeFilesAtomic } from '../../src/manifests/atomic-write.js';
 import { copyToTemp, FIXTURES, hasKubectl, identityOf, kustomizeBuild, type Rendered } from '../manifests/fixtures/kustomize/harness.js';
 
 const now = new Date('2026-12-02T10:00:00Z');
@@ -54,7 +54,7 @@ function containerResources(objects: Rendered[], identity: string): unknown {
 async function write() {
   const { plan, index } = await runPlan({ repo, recommendations: [], now, fleetPaused: false });
   const result = planEdits(index, plan.decisions);
-  for (const edit of result.edits) await writeFileAtomic(repo, edit.path, edit.after);
+  await writeFilesAtomic(repo, result.edits.map((edit) => ({ path: edit.path, content: edit.after })));
   return { plan, ...result };
 }
 

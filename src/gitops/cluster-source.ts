@@ -42,6 +42,15 @@ export async function readCluster(source: ClusterSource, config: KerfConfig): Pr
   return { view: { state, facts }, errors };
 }
 
+/**
+ * The cluster's recommendations of workloads this repo defines. The cluster holds one for every
+ * workload, including those other repos (or no Git at all) manage: theirs are not this run's
+ * business, so they are left out rather than reported as targets missing from the repo.
+ */
+export function recommendationsInRepo(view: ClusterView, index: RepoIndex): ClusterRecommendation[] {
+  return view.facts.recommendations.filter(({ recommendation: r }) => index.workloads.has(workloadKey({ namespace: r.namespace, ...r.targetRef })));
+}
+
 /** The cluster recommendation whose target a decision is about. */
 export function recommendationOf(view: ClusterView, target: Decision['target']): ClusterRecommendation | undefined {
   const key = workloadKey(target);

@@ -11,7 +11,7 @@ import { DEFAULT_HEALTH_WATCH } from '../model/validate.js';
 import type { ClusterPort } from '../cluster/cluster-port.js';
 import { healthBreach, readHealth, watchOver, type HealthStatus } from '../cluster/health.js';
 import type { Logger } from '../helper/logger.js';
-import { rolledBackGeneration, type ClusterRecommendation, type ClusterView } from './cluster-source.js';
+import { recommendationsInRepo, rolledBackGeneration, type ClusterRecommendation, type ClusterView } from './cluster-source.js';
 import type { GitPort } from './git.js';
 import type { GitHubPort } from './github.js';
 import { mergeReached, syncManagerOf, type PullRequestReader, type RevisionPort } from './merged.js';
@@ -52,7 +52,7 @@ export function closeTheLoop(ports: LoopPorts): NonNullable<ReconcilePorts['afte
     const errors: ReconcileError[] = [];
     if (!view) return { pullRequests, errors };
     const loop = new Loop(ports, context, view, pullRequests);
-    for (const recommendation of view.facts.recommendations) {
+    for (const recommendation of recommendationsInRepo(view, context.run.index)) {
       const { namespace, name } = recommendation.recommendation;
       try {
         await loop.step(recommendation);

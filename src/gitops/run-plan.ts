@@ -2,7 +2,7 @@
 import type { KerfConfig } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import type { ClusterSource } from '../cluster/cluster-reader.js';
-import { readCluster, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
+import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
 import { expandRecommendationPaths, InputError, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
 import { makePlan, type Plan } from './plan.js';
 
@@ -35,7 +35,7 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
     if ('error' in read) index.errors.push(read.error);
     else {
       cluster = read.view;
-      recommendations = cluster.facts.recommendations.map((view) => view.recommendation);
+      recommendations = recommendationsInRepo(cluster, index).map((view) => view.recommendation);
       index = withClusterFacts(index, cluster);
       index.errors.push(...read.errors);
     }

@@ -125,6 +125,14 @@ describe('--recommendations cluster', () => {
     expect(plan.errors.map((e) => e.message)).toContainEqual(expect.stringContaining('RightsizingRecommendation web/broken: spec.targetRef.name: is required'));
   });
 
+  it("a recommendation of a workload the repo does not define is another repo's: left out, no error", async () => {
+    const elsewhere = wireRecommendation('web', 'admin', { kind: 'Deployment', name: 'admin' }, [{ name: 'app', requests: { cpu: '250m' } }]);
+    const cluster = fakeClusterSource({ recommendations: [apiRecommendation(), elsewhere], policies: [rolloutPolicy] });
+    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    expect(plan.decisions.map((d) => d.target.name)).toEqual(['api']);
+    expect(plan.errors).toEqual([]);
+  });
+
   it('without a cluster connection, --recommendations cluster stops the run', async () => {
     await expect(runPlan({ repo, recommendations: ['cluster'], now: NOW, fleetPaused: false })).rejects.toThrow(InputError);
   });

@@ -96,6 +96,8 @@ class Loop {
       return;
     }
 
+    // OD3: the helper's record of an eviction a PodDisruptionBudget refused, while it replaces pods after the apply.
+    if (status.phase === 'Blocked' && status.reason === 'PodDisruptionBudget') return;
     const pullRequest = readPullRequest(status.pullRequest);
     if (pullRequest && AWAITING_MERGE.has(String(status.phase)) && !this.open.has(pullRequest.number)) {
       const pull = await this.ports.pulls.getPull(pullRequest.number);

@@ -1,0 +1,116 @@
+// The loop's choice per recommendation, over a real plan of a small repo and fake ports: what it
+// writes, what it leaves to the helper, and when it asks GitHub. (End to end: integration/loop*.)
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterPort, EventRecord } from '../../src/cluster/cluster-port.js';
+import type { KubeObject } from '../../src/cluster/objects.js';
+import { closeTheLoop } from '../../src/gitops/loop.js';
+import type { PullRequestState } from '../../src/gitops/merged.js';
+import type { RunContext } from '../../src/gitops/reconcile.js';
+import { runPlan } from '../../src/gitops/run-plan.js';
+import { fakeClusterSource, wireRecommendation } from '../support/cluster-source.js';
+
+const NOW = new Date('2026-12-02T10:00:00Z');
+let repo: string;
+
+beforeAll(async () => {
+  repo = await mkdtemp(join(tmpdir(), 'kerf-loop-'));
+  await mkdir(join(repo, 'apps'));
+  await writeFile(join(repo, 'apps/api.yaml'), `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+        - name: app
+          image: ghcr.io/example/api:1
+          resources: {requests: {cpu: 500m, memory: 512Mi}}
+`);
+  await writeFile(join(repo, 'apps/policy.yaml'), `apiVersion: kerf.getkerf.dev/v1alpha1
+kind: RightsizingPolicy
+metadata: {name: default, namespace: web}
+spec: {apply: {strategy: rollout, healthWatch: {duration: 5m}}}
+`);
+});
+afterAll(() => rm(repo, { recursive: true, force: true }));
+
+function liveApi(cpu: string): KubeObject {
+  return {
+    metadata: { name: 'api', namespace: 'web', generation: 2 },
+    spec: { replicas: 3, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'app', resources: { requests: { cpu, memory: '512Mi' } } }] } } },
+    status: { observedGeneration: 2 },
+  };
+}
+
+/**
+ * One loop over the api recommendation (cpu `recommended`, default 250m; Git has 500m) with
+ * `status`, the live Deployment at cpu `live` (default 500m); what it wrote, recorded and asked.
+ */
+async function loopWith(status: Record<string, unknown>, options: { live?: string; pull?: Partial<PullRequestState>; recommended?: string } = {}) {
+  const cluster = fakeClusterSource({
+    recommendations: [wireRecommendation('web', 'api', { kind: 'Deployment', name: 'api' }, [{ name: 'app', requests: { cpu: options.recommended ?? '250m' } }], status)],
+    deployments: [liveApi(options.live ?? '500m')],
+  });
+  const run = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+  const writes: Record<string, unknown>[] = [];
+  const events: EventRecord[] = [];
+  const asked: number[] = [];
+  const port = {
+    patchRecommendationStatus: async (_namespace: string, _name: string, written: Record<string, unknown>) => void writes.push(written),
+    createEvent: async (event: EventRecord) => void events.push(event),
+  } as unknown as ClusterPort;
+  const unused = new Proxy({}, { get: (_, name) => () => Promise.reject(new Error(`unexpected call ${String(name)}`)) });
+  const hook = closeTheLoop({
+    cluster: port,
+    pulls: { getPull: async (number) => (asked.push(number), { number, merged: false, mergedAt: null, mergeCommitSha: null, ...options.pull }) },
+    revisions: { contains: async () => false },
+    git: unused as never,
+    github: unused as never,
+    identity: 'test',
+  });
+  const context: RunContext = { defaultBranch: 'main', sha: 'a'.repeat(40), run, config: run.config, worktree: unused as never, openPulls: [], pullRequests: [] };
+  const result = await hook(context);
+  return { writes, events, asked, result };
+}
+
+const proposed = { phase: 'Proposed', strategy: 'rollout', configuredStrategy: 'rollout', pullRequest: { number: 7, url: 'https://github.example/pull/7' } };
+
+describe('the loop, per recommendation', () => {
+  it('G5: a merged PR whose values are not live yet writes nothing and waits', async () => {
+    const { writes, asked, result } = await loopWith(proposed, { pull: { merged: true, mergeCommitSha: 'b'.repeat(40), mergedAt: '2026-12-02T09:00:00Z' } });
+    expect(result.errors).toEqual([]);
+    expect(asked).toEqual([7]);
+    expect(writes).toEqual([]);
+  });
+
+  it('G5: merged and live (no GitOps tool manages it) → Applied, watched for the policy duration, with an Applied Event', async () => {
+    const { writes, events } = await loopWith(proposed, { live: '250m', recommended: '250m', pull: { merged: true, mergeCommitSha: 'b'.repeat(40), mergedAt: '2026-12-02T09:00:00Z' } });
+    expect(writes).toEqual([expect.objectContaining({ phase: 'Applied', reason: null, appliedAt: NOW.toISOString(), health: { state: 'Watching', until: '2026-12-02T10:05:00.000Z' } })]);
+    expect(events).toMatchObject([{ action: 'Applied', reason: 'Applied', regarding: { kind: 'Deployment', name: 'api' }, reportingInstance: 'test' }]);
+  });
+
+  it('a PR closed without a merge: the decision stands (Proposed again, no PR until the run opens one)', async () => {
+    const { writes } = await loopWith(proposed);
+    expect(writes).toEqual([expect.objectContaining({ phase: 'Proposed', pullRequest: null, previous: [{ name: 'app', requests: { cpu: '500m' }, limits: {} }] })]);
+  });
+
+  it('OD3: the helper recording a PodDisruptionBudget refusal while it replaces pods is left alone', async () => {
+    const { writes, asked } = await loopWith({ ...proposed, phase: 'Blocked', reason: 'PodDisruptionBudget' }, { live: '250m', recommended: '500m' });
+    expect(writes).toEqual([]);
+    expect(asked).toEqual([]);
+  });
+
+  it('a watch whose time is up ends Healthy; one still running with healthy pods writes nothing', async () => {
+    const applied = { phase: 'Applied', strategy: 'rollout', configuredStrategy: 'rollout', appliedAt: '2026-12-02T09:00:00Z' };
+    const over = await loopWith({ ...applied, health: { state: 'Watching', until: '2026-12-02T09:30:00Z' } }, { live: '250m', recommended: '500m' });
+    expect(over.writes).toEqual([{ health: { state: 'Healthy', until: '2026-12-02T09:30:00Z' } }]);
+    const running = await loopWith({ ...applied, health: { state: 'Watching', until: '2026-12-02T10:30:00Z' } }, { live: '250m', recommended: '500m' });
+    expect(running.writes).toEqual([]);
+  });
+});

@@ -9,12 +9,15 @@ import { selectPolicy } from '../rules/policy-match.js';
 import { windowState } from '../rules/window-state.js';
 import { DEFAULT_HEALTH_WATCH } from '../model/validate.js';
 import type { ClusterPort } from '../cluster/cluster-port.js';
+import type { ClusterConnection } from '../cluster/environment.js';
 import { healthBreach, readHealth, watchOver, type HealthStatus } from '../cluster/health.js';
 import type { Logger } from '../helper/logger.js';
 import { recommendationsInRepo, rolledBackGeneration, type ClusterRecommendation, type ClusterView } from './cluster-source.js';
+import { gitRevisions } from './git-history.js';
 import type { GitPort } from './git.js';
-import type { GitHubPort } from './github.js';
+import type { GitHubOptions, GitHubPort } from './github.js';
 import { mergeReached, syncManagerOf, type PullRequestReader, type RevisionPort } from './merged.js';
+import { createPullRequestReader } from './pull-request-reader.js';
 import type { PullRequestOutcome, ReconcileError, ReconcilePorts, RunContext } from './reconcile.js';
 import { openRollback } from './rollback.js';
 import { decisionEvent, decisionStatus, pullRequestFor, readPreviousValues, readPullRequest, writeStatus, type StatusWrite } from './status-writeback.js';
@@ -28,6 +31,28 @@ export interface LoopPorts {
   /** The Events' reportingInstance (the runner, the host). */
   identity: string;
   log?: Logger;
+}
+
+/**
+ * The loop as `reconcile --recommendations cluster` wires it (the Action can too): the run's Git
+ * and GitHub ports, pull requests read with the same token, ancestry from the clone `repo`.
+ */
+export async function connectLoop(input: {
+  cluster: ClusterConnection;
+  github: Pick<GitHubOptions, 'token' | 'apiUrl' | 'repository'>;
+  ports: { git: GitPort; github: GitHubPort };
+  repo: string;
+  identity: string;
+  log?: Logger;
+}): Promise<NonNullable<ReconcilePorts['afterRun']>> {
+  return closeTheLoop({
+    cluster: await input.cluster.port(),
+    pulls: createPullRequestReader(input.github),
+    revisions: gitRevisions(input.repo),
+    ...input.ports,
+    identity: input.identity,
+    ...(input.log && { log: input.log }),
+  });
 }
 
 /** Phases in which a PR of kerf's may have been merged since the last run. */

@@ -3,10 +3,8 @@
 import { hostname } from 'node:os';
 import type { GroupBy } from '../model/types.js';
 import type { ClusterConnection } from '../cluster/environment.js';
-import { gitRevisions } from './git-history.js';
 import { InputError } from './inputs.js';
-import { closeTheLoop } from './loop.js';
-import { createPullRequestReader } from './pull-request-reader.js';
+import { connectLoop } from './loop.js';
 import type { PlanOptions } from './run-plan.js';
 import { createGit, GitError } from './git.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './github.js';
@@ -74,14 +72,7 @@ export async function runReconcileCommand(
     ports = { git, github: port, secrets };
     // With --recommendations cluster, the run also closes the loop: statuses, G5, health, rollbacks.
     if (options.cluster) {
-      const afterRun = closeTheLoop({
-        cluster: await options.cluster.port(),
-        pulls: createPullRequestReader(github),
-        revisions: gitRevisions(options.repo),
-        git,
-        github: port,
-        identity: hostname(),
-      });
+      const afterRun = await connectLoop({ cluster: options.cluster, github, ports: { git, github: port }, repo: options.repo, identity: hostname() });
       ports = { ...ports, afterRun };
     }
   }

@@ -20,7 +20,7 @@ const repos = hasCorpus
 const graphs = new Map<string, KustomizeGraph>(repos.map(({ repo, files }) => [repo, buildKustomizeGraph(files)]));
 const roots = [...graphs].flatMap(([repo, graph]) => graph.roots.map((root) => ({ repo, root })));
 
-describe.skipIf(!hasCorpus)('kustomize trees of the corpus (skipped when /work/shared/corpus is absent)', () => {
+describe.skipIf(!hasCorpus)('kustomize trees of the corpus (skipped when the shared corpus is absent)', () => {
   it('finds the corpus kustomize trees', () => {
     expect(repos.map((r) => r.repo).sort()).toEqual([
       'GoogleCloudPlatform__kubernetes-engine-samples',

@@ -23,7 +23,7 @@ export interface ClusterSource {
   recommendations(): Promise<KubeObject[]>;
 }
 
-const SYNC_PATHS = {
+export const SYNC_PATHS = {
   applications: '/apis/argoproj.io/v1alpha1/applications',
   kustomizations: '/apis/kustomize.toolkit.fluxcd.io/v1/kustomizations',
 } as const;

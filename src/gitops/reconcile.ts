@@ -4,7 +4,7 @@ import type { Decision, GroupBy, KerfConfig, ObjectRef } from '../model/types.js
 import type { Logger } from '../helper/logger.js';
 import { workloadKey } from '../manifests/scan.js';
 import { selectPolicy } from '../rules/policy-match.js';
-import { windowState } from '../rules/window-state.js';
+import { pauseOrFreeze } from '../rules/decide.js';
 import { planEdits } from './edits.js';
 import type { Plan } from './plan.js';
 import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
@@ -108,13 +108,6 @@ function withFlags(config: KerfConfig, options: ReconcileOptions): KerfConfig {
     ...(options.reviewers !== undefined && { reviewers: options.reviewers }),
     ...(options.teamReviewers !== undefined && { teamReviewers: options.teamReviewers }),
   };
-}
-
-/** Z1/Z4 above the policy: the fleet or cluster pause and the chart-wide freeze. */
-function chartHold(config: KerfConfig, options: PlanOptions): 'Paused' | 'FreezeWindow' | null {
-  if (options.fleetPaused || config.pause) return 'Paused';
-  if (config.freeze.now || windowState(config.freeze.windows, 'freeze', options.now).open) return 'FreezeWindow';
-  return null;
 }
 
 /** The limits on new PRs, counted down as PRs open. */
@@ -525,18 +518,16 @@ class Reconciler {
     record('closed', reason);
   }
 
-  /** Paused or frozen above the policy, or by the freeze windows of a target's policy. */
+  /** Paused or frozen above the policy (Z1, Z4), or by the freeze windows of a target's policy. */
   private frozen(base: Base, targets: readonly string[]): 'Paused' | 'FreezeWindow' | null {
-    const chart = chartHold(base.config, this.options);
-    if (chart) return chart;
     const { index } = base.run;
-    for (const target of targets) {
+    const policies = targets.map((target) => {
       const workload = index.workloads.get(target);
-      if (!workload) continue;
-      const match = selectPolicy(workload, index.policies.filter((policy) => policy.namespace === workload.ref.namespace));
-      if (match.kind === 'covered' && windowState(match.policy.apply.freezeWindows, 'freeze', this.options.now).open) return 'FreezeWindow';
-    }
-    return null;
+      const match = workload && selectPolicy(workload, index.policies.filter((policy) => policy.namespace === workload.ref.namespace));
+      return match?.kind === 'covered' ? match.policy : undefined;
+    });
+    const holds = [undefined, ...policies].map((policy) => pauseOrFreeze(base.config, policy, this.options.fleetPaused, this.options.now));
+    return holds.find((hold) => hold === 'Paused') ?? holds.find((hold) => hold !== null) ?? null;
   }
 
   /** Why the change is no longer wanted, per target (R2). */

@@ -53,13 +53,13 @@ export interface DecisionInput {
   now: Date;
 }
 
-/** Z1, Z4: the holds above every policy and strategy — a pause, then a freeze. */
-export function pauseOrFreeze(config: KerfConfig, policy: RightsizingPolicy, fleetPaused: boolean, now: Date): 'Paused' | 'FreezeWindow' | null {
+/** Z1, Z4: the holds above every strategy — a pause, then a freeze (the chart's, and the policy's when given). */
+export function pauseOrFreeze(config: KerfConfig, policy: RightsizingPolicy | undefined, fleetPaused: boolean, now: Date): 'Paused' | 'FreezeWindow' | null {
   if (fleetPaused || config.pause) return 'Paused';
   const frozen =
     config.freeze.now ||
     windowState(config.freeze.windows, 'freeze', now).open ||
-    windowState(policy.apply.freezeWindows, 'freeze', now).open;
+    (policy !== undefined && windowState(policy.apply.freezeWindows, 'freeze', now).open);
   return frozen ? 'FreezeWindow' : null;
 }
 

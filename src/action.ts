@@ -3,21 +3,23 @@
 // edge reads the inputs, the environment and the clock.
 import * as core from '@actions/core';
 import { diagnose, renderFindings, type Finding } from './gitops/doctor.js';
-import { createGit, GitError } from './gitops/git.js';
-import { createGitHub, GitHubError, gitHubOptionsFromEnv, type GitHubPort } from './gitops/github.js';
+import { GitError } from './gitops/git.js';
+import { GitHubError, type GitHubPort } from './gitops/github.js';
 import { InputError } from './gitops/inputs.js';
 import { renderPlanTable } from './gitops/plan-table.js';
 import { loadBodyTemplate } from './gitops/pr-body.js';
-import { reconcile, type ReconcileOptions, type ReconcilePorts } from './gitops/reconcile.js';
+import { reconcile, type ReconcileOptions } from './gitops/reconcile.js';
+import { reconcilePorts } from './gitops/reconcile-command.js';
 import { renderReconcileTable } from './gitops/reconcile-table.js';
 import { redact } from './gitops/redact.js';
 import { runPlan } from './gitops/run-plan.js';
-import type { Logger } from './helper/logger.js';
 import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
 import { heldBackChanges } from './action/held-back.js';
 import { inputMessage, readInputs } from './action/inputs.js';
+import { kubeconfigSecrets, writeKubeconfig, type KubeconfigFile } from './action/kubeconfig.js';
 import { coreLogger } from './action/logger.js';
 import { actionOutputs } from './action/outputs.js';
+import { clusterStatus, unreachableCluster } from './action/status.js';
 import { renderSummary } from './action/summary.js';
 
 /**
@@ -25,13 +27,6 @@ import { renderSummary } from './action/summary.js';
  * `src/`, sits one level below the package root, and the runner fetches the whole action repo.
  */
 const BODY_TEMPLATE = new URL('../templates/pr/body.md', import.meta.url);
-
-/** The ports `kerf-gitops reconcile` builds from its environment, with the token from the input. */
-async function connect(options: ReconcileOptions, token: string, log: Logger): Promise<Pick<ReconcilePorts, 'git' | 'github'>> {
-  const github = gitHubOptionsFromEnv({ ...process.env, GITHUB_TOKEN: token });
-  const git = await createGit({ repo: options.repo, token });
-  return { git, github: createGitHub({ ...github, log }) };
-}
 
 async function doctor(options: ReconcileOptions, github: GitHubPort | undefined): Promise<Finding[]> {
   const { plan, index, config } = await runPlan(options);
@@ -42,15 +37,30 @@ async function doctor(options: ReconcileOptions, github: GitHubPort | undefined)
   return findings;
 }
 
+/** Masks the secrets before anything can print them: the token, the kubeconfig and its credentials. */
+function inputSecrets(token: string, kubeconfig: string): string[] {
+  const secrets = [...(token ? [token] : []), ...(kubeconfig ? kubeconfigSecrets(kubeconfig) : [])];
+  for (const secret of secrets) core.setSecret(secret);
+  return secrets;
+}
+
 export async function run(): Promise<void> {
   const token = core.getInput('token');
-  if (token) core.setSecret(token);
-  const secrets = token ? [token] : [];
+  const kubeconfig = core.getInput('kubeconfig');
+  const secrets = inputSecrets(token, kubeconfig);
+  let kubeconfigFile: KubeconfigFile | undefined;
   try {
-    const { options, doctor: runDoctor } = readInputs(new Date());
+    const inputs = readInputs(new Date());
+    const { doctor: runDoctor } = inputs;
     const log = coreLogger(secrets);
-    const annotate = annotator(options.repo, secrets);
-    const ports = options.dryRun ? {} : await connect(options, token, log);
+    const annotate = annotator(inputs.options.repo, secrets);
+    // The cluster of `recommendations: cluster` is the input's kubeconfig, else KUBECONFIG or in-cluster, as for the CLI.
+    if (kubeconfig) {
+      kubeconfigFile = await writeKubeconfig(kubeconfig);
+      process.env.KUBECONFIG = kubeconfigFile.path;
+    }
+    const { cluster, ports } = await reconcilePorts(inputs.options, { ...process.env, GITHUB_TOKEN: token }, log);
+    const options: ReconcileOptions = { ...inputs.options, ...(cluster && { cluster }) };
 
     const findings = runDoctor ? await core.group('kerf doctor', () => doctor(options, ports.github)) : undefined;
     if (findings) annotate(findingAnnotations(findings));
@@ -70,7 +80,9 @@ export async function run(): Promise<void> {
     for (const [name, value] of Object.entries(actionOutputs(result, heldBack))) core.setOutput(name, redact(value, secrets));
     // Outside a runner (a local run) there is no summary file to write.
     if (process.env.GITHUB_STEP_SUMMARY) {
-      await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }) }), secrets), true).write();
+      // The statuses as the loop left them; an unreachable cluster was reported once already.
+      const status = cluster && !result.plan.errors.some(unreachableCluster) ? await statusRows(cluster, result, options.now) : undefined;
+      await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }), ...(status && { status }) }), secrets), true).write();
     }
     if (result.errors.length > 0) core.setFailed(`${result.errors.length} pull request group(s) failed; the others went on (see the errors above)`);
   } catch (error) {
@@ -79,5 +91,17 @@ export async function run(): Promise<void> {
     if (error instanceof GitError || error instanceof GitHubError) return core.setFailed(redact(error.message, secrets));
     core.debug(redact((error as Error)?.stack ?? String(error), secrets));
     core.setFailed(redact(`kerf-gitops failed unexpectedly: ${(error as Error)?.message ?? String(error)}`, secrets));
+  } finally {
+    await kubeconfigFile?.remove();
+  }
+}
+
+/** The Status section's rows; a cluster that stops answering after the run leaves the section out, with a warning. */
+async function statusRows(...args: Parameters<typeof clusterStatus>) {
+  try {
+    return await clusterStatus(...args);
+  } catch (error) {
+    core.warning(`kerf: cannot read the recommendations' status back from the cluster at ${args[0].server}: ${(error as Error).message}`);
+    return undefined;
   }
 }

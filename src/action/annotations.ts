@@ -9,6 +9,7 @@ import { targetName } from '../gitops/groups.js';
 import type { ReconcileError } from '../gitops/reconcile.js';
 import { redact } from '../gitops/redact.js';
 import type { HeldBackChange } from './held-back.js';
+import { unreachableCluster } from './status.js';
 
 export interface Annotation {
   level: 'error' | 'warning';
@@ -24,7 +25,7 @@ export interface Annotation {
 export function planErrorAnnotations(errors: readonly PlanError[]): Annotation[] {
   return errors.map((error) => ({
     level: 'error',
-    title: 'kerf: invalid manifest or policy',
+    title: unreachableCluster(error) ? 'kerf: cannot read the cluster' : 'kerf: invalid manifest or policy',
     message: error.message,
     ...(error.file !== undefined && { file: error.file }),
     ...(error.line !== undefined && { line: error.line }),

@@ -7,7 +7,8 @@ import { reconcileFlags } from '../gitops/reconcile-command.js';
 import type { ReconcileOptions } from '../gitops/reconcile.js';
 
 export interface ActionInputs {
-  options: ReconcileOptions;
+  /** The cluster of `recommendations: cluster` is connected later, from the environment. */
+  options: Omit<ReconcileOptions, 'cluster'>;
   token: string;
   doctor: boolean;
 }
@@ -37,7 +38,7 @@ export function readInputs(now: Date): ActionInputs {
     reviewers: listInput('reviewers'),
     'team-reviewers': listInput('team-reviewers'),
   });
-  const options: ReconcileOptions = {
+  const options: ActionInputs['options'] = {
     repo: resolve(core.getInput('path') || '.'),
     recommendations: core.getMultilineInput('recommendations'),
     ...(config && { config: resolve(config) }),

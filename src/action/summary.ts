@@ -5,6 +5,7 @@ import type { Finding } from '../gitops/doctor.js';
 import { describeChanges } from '../gitops/plan-table.js';
 import { targetName } from '../gitops/groups.js';
 import type { PullRequestOutcome, ReconcileResult } from '../gitops/reconcile.js';
+import type { StatusRow } from '../gitops/status-command.js';
 import { formatWindowTime } from '../gitops/window-status.js';
 import type { HeldBackChange } from './held-back.js';
 
@@ -13,6 +14,8 @@ export interface SummaryInput {
   heldBack: readonly HeldBackChange[];
   /** Absent when doctor did not run. */
   findings?: readonly Finding[];
+  /** The cluster's recommendations after the run (their status written back); absent without a connected cluster. */
+  status?: readonly StatusRow[];
 }
 
 /** A table cell: pipes would end the cell, line breaks the row. */
@@ -47,7 +50,41 @@ function where(file: string | undefined, line: number | undefined): string {
   return file ? `\`${file}${line ? `:${line}` : ''}\` ` : '';
 }
 
-export function renderSummary({ result, heldBack, findings }: SummaryInput): string {
+function health(row: StatusRow): string {
+  if (!row.health) return '-';
+  if (row.health.state === 'Watching') return `watching until ${row.health.until ? formatWindowTime(row.health.until) : '?'}`;
+  if (row.health.state === 'Breached') return `Breached: ${row.health.breach ?? '?'}`;
+  return row.health.state;
+}
+
+function statusPullRequests(row: StatusRow): string {
+  const pulls = [
+    row.pullRequest && link(`#${row.pullRequest.number}`, row.pullRequest.url),
+    row.rollbackPullRequest && `rollback ${link(`#${row.rollbackPullRequest.number}`, row.rollbackPullRequest.url)}`,
+  ];
+  return pulls.filter(Boolean).join(', ') || '-';
+}
+
+/** The life of every recommendation, as `kerf-gitops status` shows it. */
+function statusSection(rows: readonly StatusRow[]): string[] {
+  if (rows.length === 0) return ['No recommendations in the cluster for the workloads of this repo.'];
+  return table(
+    ['Recommendation', 'Target', 'Phase', 'Strategy', 'Reason', 'Next window', 'Pull request', 'Applied at', 'Health'],
+    rows.map((row) => [
+      `${row.namespace}/${row.name}`,
+      row.target,
+      row.phase ?? '-',
+      row.strategy ?? '-',
+      row.reason ?? '-',
+      when(row.nextWindow),
+      statusPullRequests(row),
+      row.appliedAt ? formatWindowTime(row.appliedAt) : '-',
+      health(row),
+    ]),
+  );
+}
+
+export function renderSummary({ result, heldBack, findings, status }: SummaryInput): string {
   const count = (action: PullRequestOutcome['action']) => result.pullRequests.filter((pr) => pr.action === action).length;
   const out = [
     '## kerf-gitops',
@@ -102,6 +139,8 @@ export function renderSummary({ result, heldBack, findings }: SummaryInput): str
       ),
     );
   }
+
+  if (status) out.push('', '### Status', '', ...statusSection(status));
 
   if (findings) {
     out.push('', '### Doctor', '');

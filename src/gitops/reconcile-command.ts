@@ -2,13 +2,15 @@
 // summary printed, and the exit code (0 all done, 1 some group failed, 2 bad input).
 import { hostname } from 'node:os';
 import type { GroupBy } from '../model/types.js';
-import type { ClusterConnection } from '../cluster/environment.js';
+import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import type { Logger } from '../helper/logger.js';
+import { wantsCluster } from './cluster-source.js';
 import { InputError } from './inputs.js';
 import { connectLoop } from './loop.js';
 import type { PlanOptions } from './run-plan.js';
 import { createGit, GitError } from './git.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './github.js';
-import { reconcile, type ReconcileOptions } from './reconcile.js';
+import { reconcile, type ReconcileOptions, type ReconcilePorts } from './reconcile.js';
 import { renderReconcileTable } from './reconcile-table.js';
 import { redact } from './redact.js';
 
@@ -49,36 +51,57 @@ export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof
   };
 }
 
+/** What a reconcile run works with, built from its environment by the CLI and the Action alike. */
+export interface ReconcileSetup {
+  /** The cluster the run reads and writes (`--recommendations cluster`): the one given, or KUBECONFIG's / in-cluster. */
+  cluster?: ClusterConnection;
+  ports: Pick<ReconcilePorts, 'git' | 'github' | 'secrets' | 'afterRun'>;
+}
+
+/**
+ * Git (the clone's origin, pushed with the token), GitHub (GITHUB_TOKEN, GITHUB_REPOSITORY,
+ * GITHUB_API_URL), and with `--recommendations cluster` the cluster connection and the loop hook
+ * (status write-back, merged-and-synced, health watch, rollback). A dry run needs neither token
+ * nor remote and closes no loop; missing GitHub settings or a clone without origin are input errors.
+ */
+export async function reconcilePorts(
+  options: Pick<ReconcileOptions, 'repo' | 'recommendations' | 'dryRun'> & { cluster?: ClusterConnection },
+  env: NodeJS.ProcessEnv,
+  log?: Logger,
+): Promise<ReconcileSetup> {
+  const cluster = options.cluster ?? (wantsCluster(options.recommendations) ? clusterFromEnvironment() : undefined);
+  const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
+  const setup = (ports: ReconcileSetup['ports']): ReconcileSetup => ({ ...(cluster && { cluster }), ports });
+  if (options.dryRun) return setup({ secrets });
+  let github;
+  try {
+    github = gitHubOptionsFromEnv(env);
+  } catch (error) {
+    if (error instanceof GitHubError) throw new InputError(error.message);
+    throw error;
+  }
+  const git = await createGit({ repo: options.repo, token: github.token }).catch((error: unknown) => {
+    throw error instanceof GitError ? new InputError(error.message) : error;
+  });
+  const port = createGitHub({ ...github, ...(log && { log }) });
+  // A cluster whose configuration cannot even be loaded fails the plan's read with the same error
+  // (one connection, remembered), which the plan reports: the run goes on with Git alone, no loop.
+  if (!cluster || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
+  const afterRun = await connectLoop({ cluster, github, ports: { git, github: port }, repo: options.repo, identity: hostname(), ...(log && { log }) });
+  return setup({ git, github: port, secrets, afterRun });
+}
+
 export async function runReconcileCommand(
   parsed: PlanOptions & { output: 'table' | 'json'; extra: ParsedFlags; cluster?: ClusterConnection },
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const { extra, ...planOptions } = parsed;
   const options = { ...planOptions, ...reconcileFlags(extra) };
-  const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
-  let ports = {};
-  if (!options.dryRun) {
-    let github;
-    try {
-      github = gitHubOptionsFromEnv(env);
-    } catch (error) {
-      if (error instanceof GitHubError) throw new InputError(error.message);
-      throw error;
-    }
-    const git = await createGit({ repo: options.repo, token: github.token }).catch((error: unknown) => {
-      throw error instanceof GitError ? new InputError(error.message) : error;
-    });
-    const port = createGitHub(github);
-    ports = { git, github: port, secrets };
-    // With --recommendations cluster, the run also closes the loop: statuses, G5, health, rollbacks.
-    if (options.cluster) {
-      const afterRun = await connectLoop({ cluster: options.cluster, github, ports: { git, github: port }, repo: options.repo, identity: hostname() });
-      ports = { ...ports, afterRun };
-    }
-  }
+  const { cluster, ports } = await reconcilePorts(options, env);
+  const secrets = ports.secrets ?? [];
   let result;
   try {
-    result = await reconcile(options, ports);
+    result = await reconcile({ ...options, ...(cluster && { cluster }) }, ports);
   } catch (error) {
     // Git or GitHub failing before any group could start (no access, no network): one line, exit 1.
     if (!(error instanceof GitError || error instanceof GitHubError)) throw error;

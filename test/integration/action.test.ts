@@ -6,50 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import { OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
-import { installAction, type ActionRun, type InstalledAction } from '../support/action-runner.js';
+import { CLOCK_FREE_POLICIES, installAction, type ActionRun, type InstalledAction } from '../support/action-runner.js';
 import type { FileChanges } from '../standins/git/bare-repo.js';
-
-/**
- * The example's windows recur weekly and its freezes follow the calendar, so its plan depends on
- * the day, and the Action judges windows at run time. These policies give the same plan on any
- * day: the payments freeze is always open, the batch window opens far in the future.
- */
-const CLOCK_FREE_POLICIES: FileChanges = {
-  'policies/shop.yaml': `apiVersion: kerf.getkerf.dev/v1alpha1
-kind: RightsizingPolicy
-metadata: {name: default, namespace: shop}
-spec:
-  mode: auto-patch
-  apply: {strategy: in-place}
----
-apiVersion: kerf.getkerf.dev/v1alpha1
-kind: RightsizingPolicy
-metadata: {name: batch, namespace: shop}
-spec:
-  mode: auto-patch
-  selector: {matchLabels: {tier: batch}}
-  apply:
-    strategy: deferred
-    maintenanceWindows:
-      - {start: "2999-01-01T01:00:00Z", end: "2999-01-01T05:00:00Z"}
-`,
-  'policies/payments.yaml': `apiVersion: kerf.getkerf.dev/v1alpha1
-kind: RightsizingPolicy
-metadata: {name: default, namespace: payments}
-spec:
-  mode: auto-patch
-  apply:
-    strategy: rollout
-    freezeWindows:
-      - {start: "2000-01-01T00:00:00Z", end: "2999-01-01T00:00:00Z"}
----
-apiVersion: kerf.getkerf.dev/v1alpha1
-kind: RightsizingPolicy
-metadata: {name: default, namespace: legacy}
-spec:
-  mode: recommend
-`,
-};
 
 const PROPOSED = ['shop/Deployment/checkout', 'shop/Deployment/frontend', 'shop/Deployment/orders', 'shop/Deployment/reports'];
 

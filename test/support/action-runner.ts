@@ -7,8 +7,51 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import type { FileChanges } from '../standins/git/bare-repo.js';
 
 const ROOT = join(import.meta.dirname, '../..');
+
+/**
+ * The example's windows recur weekly and its freezes follow the calendar, so its plan depends on
+ * the day, and the Action judges windows at run time. These policies give the same plan on any
+ * day: the payments freeze is always open, the batch window opens far in the future.
+ */
+export const CLOCK_FREE_POLICIES: FileChanges = {
+  'policies/shop.yaml': `apiVersion: kerf.getkerf.dev/v1alpha1
+kind: RightsizingPolicy
+metadata: {name: default, namespace: shop}
+spec:
+  mode: auto-patch
+  apply: {strategy: in-place}
+---
+apiVersion: kerf.getkerf.dev/v1alpha1
+kind: RightsizingPolicy
+metadata: {name: batch, namespace: shop}
+spec:
+  mode: auto-patch
+  selector: {matchLabels: {tier: batch}}
+  apply:
+    strategy: deferred
+    maintenanceWindows:
+      - {start: "2999-01-01T01:00:00Z", end: "2999-01-01T05:00:00Z"}
+`,
+  'policies/payments.yaml': `apiVersion: kerf.getkerf.dev/v1alpha1
+kind: RightsizingPolicy
+metadata: {name: default, namespace: payments}
+spec:
+  mode: auto-patch
+  apply:
+    strategy: rollout
+    freezeWindows:
+      - {start: "2000-01-01T00:00:00Z", end: "2999-01-01T00:00:00Z"}
+---
+apiVersion: kerf.getkerf.dev/v1alpha1
+kind: RightsizingPolicy
+metadata: {name: default, namespace: legacy}
+spec:
+  mode: recommend
+`,
+};
 
 export interface Annotation {
   level: 'error' | 'warning' | 'notice';

@@ -5,6 +5,7 @@ import type { Logger } from '../helper/logger.js';
 import type { BranchProtection } from './doctor.js';
 import { redact } from './redact.js';
 import { WINDOW_STATUS_CONTEXT, type WindowStatus } from './window-status.js';
+import type { PullRequestState } from './merged.js';
 
 export interface OpenPullRequest {
   number: number;
@@ -25,6 +26,8 @@ export interface GitHubPort {
   /** Every open PR whose head branch lives in this repository (forks are not kerf's). */
   listOpenPulls(): Promise<OpenPullRequest[]>;
   findOpenPull(branch: string, base: string): Promise<OpenPullRequest | null>;
+  /** One pull request's merge state (G5 needs the merge commit and time). */
+  getPull(number: number): Promise<PullRequestState>;
   createPull(input: { branch: string; base: string; title: string; body: string }): Promise<OpenPullRequest>;
   updatePull(number: number, input: { title?: string; body?: string; state?: 'closed' }): Promise<void>;
   addLabels(number: number, labels: readonly string[]): Promise<void>;
@@ -117,6 +120,7 @@ const PERMISSIONS = {
   'label a pull request': 'pull-requests: write',
   'request reviewers': 'pull-requests: write',
   'read comments': 'pull-requests: read',
+  'read a pull request': 'pull-requests: read',
   'comment': 'pull-requests: write',
   'read commit statuses': 'statuses: read',
   'set a commit status': 'statuses: write',
@@ -281,6 +285,11 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
         const { data } = await octokit.rest.pulls.list({ owner, repo, state: 'open', head: `${owner}:${branch}`, base });
         const [found] = data.filter(ours).map(toPull);
         return found ?? null;
+      }),
+    getPull: (number) =>
+      call('read a pull request', async () => {
+        const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });
+        return { number, merged: data.merged, mergedAt: data.merged_at, mergeCommitSha: data.merged ? data.merge_commit_sha : null };
       }),
     createPull: ({ branch, base, title, body }) =>
       call('open a pull request', async () => toPull((await octokit.rest.pulls.create({ owner, repo, head: branch, base, title, body })).data)),

@@ -15,9 +15,8 @@ import type { Logger } from '../helper/logger.js';
 import { recommendationsInRepo, rolledBackGeneration, type ClusterRecommendation, type ClusterView } from './cluster-source.js';
 import { gitRevisions } from './git-history.js';
 import type { GitPort } from './git.js';
-import type { GitHubOptions, GitHubPort } from './github.js';
+import type { GitHubPort } from './github.js';
 import { mergeReached, syncManagerOf, type PullRequestReader, type RevisionPort } from './merged.js';
-import { createPullRequestReader } from './pull-request-reader.js';
 import type { PullRequestOutcome, ReconcileError, ReconcilePorts, RunContext } from './reconcile.js';
 import { openRollback } from './rollback.js';
 import { decisionEvent, decisionStatus, pullRequestFor, readPreviousValues, readPullRequest, writeStatus, type StatusWrite } from './status-writeback.js';
@@ -39,7 +38,6 @@ export interface LoopPorts {
  */
 export async function connectLoop(input: {
   cluster: ClusterConnection;
-  github: Pick<GitHubOptions, 'token' | 'apiUrl' | 'repository'>;
   ports: { git: GitPort; github: GitHubPort };
   repo: string;
   identity: string;
@@ -47,7 +45,7 @@ export async function connectLoop(input: {
 }): Promise<NonNullable<ReconcilePorts['afterRun']>> {
   return closeTheLoop({
     cluster: await input.cluster.port(),
-    pulls: createPullRequestReader(input.github),
+    pulls: input.ports.github,
     revisions: gitRevisions(input.repo),
     ...input.ports,
     identity: input.identity,

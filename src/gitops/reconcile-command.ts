@@ -87,7 +87,7 @@ export async function reconcilePorts(
   // A cluster whose configuration cannot even be loaded fails the plan's read with the same error
   // (one connection, remembered), which the plan reports: the run goes on with Git alone, no loop.
   if (!cluster || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
-  const afterRun = await connectLoop({ cluster, github, ports: { git, github: port }, repo: options.repo, identity: hostname(), ...(log && { log }) });
+  const afterRun = await connectLoop({ cluster, ports: { git, github: port }, repo: options.repo, identity: hostname(), ...(log && { log }) });
   return setup({ git, github: port, secrets, afterRun });
 }
 

@@ -12,7 +12,7 @@ import { kubeClusterPort } from '../../src/cluster/kube-cluster-port.js';
 import type { Pod } from '../../src/cluster/objects.js';
 import { gitRevisions } from '../../src/gitops/git-history.js';
 import { closeTheLoop } from '../../src/gitops/loop.js';
-import { createPullRequestReader } from '../../src/gitops/pull-request-reader.js';
+import { createGitHub } from '../../src/gitops/github.js';
 import type { ReconcileResult } from '../../src/gitops/reconcile.js';
 import { statusRows } from '../../src/gitops/status-command.js';
 import { EXAMPLE, OWNER, SOMEONE, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
@@ -62,7 +62,7 @@ const run = (): Promise<ReconcileResult> =>
     afterRun: ({ git: gitPort, github }) =>
       closeTheLoop({
         cluster: kubeClusterPort(api.kubeConfig()),
-        pulls: createPullRequestReader({ token: TOKEN, apiUrl: h.gh.url, repository: `${OWNER}/${h.repo}` }),
+        pulls: createGitHub({ token: TOKEN, apiUrl: h.gh.url, repository: `${OWNER}/${h.repo}`, pacing: { writeMs: 0, notificationMs: 0 } }),
         revisions: gitRevisions(h.clone),
         git: gitPort,
         github,

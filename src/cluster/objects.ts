@@ -48,6 +48,10 @@ export interface PodContainer {
   restartPolicy?: string;
 }
 
+/** The pod conditions of an in-place resize (KEP-1287). */
+export const RESIZE_PENDING = 'PodResizePending';
+export const RESIZE_IN_PROGRESS = 'PodResizeInProgress';
+
 export interface Condition {
   type: string;
   status: string;

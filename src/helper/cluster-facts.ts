@@ -62,6 +62,13 @@ export interface ClusterFacts {
   problems: ReadProblem[];
 }
 
+/** Adds to the key's list in place: a pass groups every pod in the cluster, and copying lists per pod was quadratic. */
+function append<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 export function readClusterFacts(snapshot: ClusterSnapshot, config: KerfConfig): ClusterFacts {
   const problems: ReadProblem[] = [];
   const policiesByNamespace = new Map<string, RightsizingPolicy[]>();
@@ -96,8 +103,8 @@ export function readClusterFacts(snapshot: ClusterSnapshot, config: KerfConfig):
     const owner = podWorkload(pod, namespace, owners);
     if (!owner) continue;
     const key = workloadKey(namespace, owner.kind, owner.name);
-    allPods.set(key, [...(allPods.get(key) ?? []), pod]);
-    if (!isTerminating(pod) && pod.status?.phase === 'Running') pods.set(key, [...(pods.get(key) ?? []), pod]);
+    append(allPods, key, pod);
+    if (!isTerminating(pod) && pod.status?.phase === 'Running') append(pods, key, pod);
   }
   const nodes = new Map(snapshot.nodes.map((node) => [node.metadata.name, nodeFacts(node, config.unsupportedNodeSelectors)]));
   return {

@@ -4,9 +4,9 @@ import type { NodeFacts } from '../rules/decide.js';
 import { parseQuantity } from '../rules/quantity.js';
 import { matchesSelector } from '../rules/selector.js';
 import type { Condition, Node, Pod, PodContainer, ResourceList } from '../cluster/objects.js';
+import { RESIZE_IN_PROGRESS, RESIZE_PENDING } from '../cluster/objects.js';
 
-export const RESIZE_PENDING = 'PodResizePending';
-export const RESIZE_IN_PROGRESS = 'PodResizeInProgress';
+export { RESIZE_IN_PROGRESS, RESIZE_PENDING };
 
 export type ResizeProgress =
   | { state: 'settled' }

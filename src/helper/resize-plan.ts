@@ -2,6 +2,7 @@
 // workload, its pods and nodes, the rules core and `now`. The controller executes what it returns.
 import type {
   Change,
+  ContainerRecommendation,
   HorizontalPodAutoscaler,
   KerfConfig,
   PodDisruptionBudget,
@@ -73,6 +74,26 @@ export function inPlaceRecommendation(recommendation: RightsizingRecommendation)
 /** The workload as this pod runs it: the template's identity with the pod's own containers. */
 export function asRunBy(workload: Workload, pod: Pod): Workload {
   return { ...workload, containers: containerSpecs(pod.spec) };
+}
+
+/**
+ * The last changes computed per pod object, with what they were computed against. Every pass asks
+ * again for every pod of every workload, and quantities parsed anew made most of the helper's
+ * garbage; a cached pod is never changed in place (the informer replaces it), so a pod seen before
+ * against the same values answers from here.
+ */
+const computed = new WeakMap<Pod, { against: string; changes: Change[] }>();
+
+/** computeChanges of each pod as it runs, against `containers`, remembered per pod object. */
+export function podChanges(workload: Workload, pods: readonly Pod[], containers: readonly ContainerRecommendation[]): { pod: Pod; changes: Change[] }[] {
+  const against = JSON.stringify([workload.source.file, workload.ref, containers]);
+  return pods.map((pod) => {
+    const known = computed.get(pod);
+    if (known?.against === against) return { pod, changes: known.changes };
+    const changes = computeChanges(asRunBy(workload, pod), containers);
+    computed.set(pod, { against, changes });
+    return { pod, changes };
+  });
 }
 
 export function resizeOf(runBy: Workload, changes: readonly Change[]): ContainerResize[] {
@@ -182,10 +203,8 @@ export function planResize(input: ResizeInput): ResizePlan | undefined {
   const memory: ResizeMemory = {};
 
   const wanted = inPlaceRecommendation(recommendation);
-  const behind = [...pods]
-    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
-    .map((pod) => ({ pod, changes: computeChanges(asRunBy(workload, pod), wanted.containers) }))
-    .filter(({ changes }) => changes.length > 0);
+  const sorted = [...pods].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  const behind = podChanges(workload, sorted, wanted.containers).filter(({ changes }) => changes.length > 0);
   const [next] = behind;
   if (!next) {
     // Pods at the values after a rollout (R3, N3) the reconciler proposed: it marks that Applied (G5) and watches it.

@@ -553,7 +553,7 @@ describe('the helper Deployment', () => {
     expect(portOf(container.livenessProbe?.httpGet?.port)).toBe(8080);
     expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
     expect(portOf(container.readinessProbe?.httpGet?.port)).toBe(8080);
-    expect(container.resources).toEqual({ requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } });
+    expect(container.resources).toEqual({ requests: { cpu: '50m', memory: '160Mi' }, limits: { memory: '384Mi' } });
   });
 
   it('POD_NAME and POD_NAMESPACE come from the downward API (leader election identity)', () => {

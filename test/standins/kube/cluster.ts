@@ -124,13 +124,17 @@ export class Cluster {
     const labels = parseLabelSelector(options.labelSelector);
     const fields = parseFieldSelector(options.fieldSelector);
     const after = options.continue ? (JSON.parse(Buffer.from(options.continue, 'base64').toString('utf8')) as { key: string }).key : undefined;
-    const matching = this.store
-      .list(resourceKey(type), type.namespaced ? namespace : undefined)
-      .filter((object) => matchesLabels(labels, object.metadata.labels) && matchesFields(fields, object))
-      .filter((object) => after === undefined || `${object.metadata.namespace ?? ''}/${object.metadata.name}` > after);
+    const matching = this.store.select(
+      resourceKey(type),
+      type.namespaced ? namespace : undefined,
+      (object) =>
+        matchesLabels(labels, object.metadata.labels) &&
+        matchesFields(fields, object) &&
+        (after === undefined || `${object.metadata.namespace ?? ''}/${object.metadata.name}` > after),
+    );
     const resourceVersion = String(this.store.resourceVersion);
-    if (!options.limit || matching.length <= options.limit) return { items: matching, resourceVersion };
-    const items = matching.slice(0, options.limit);
+    if (!options.limit || matching.length <= options.limit) return { items: matching.map((object) => structuredClone(object)), resourceVersion };
+    const items = matching.slice(0, options.limit).map((object) => structuredClone(object));
     const last = items[items.length - 1]!;
     const token = Buffer.from(JSON.stringify({ key: `${last.metadata.namespace ?? ''}/${last.metadata.name}` })).toString('base64');
     return { items, resourceVersion, continue: token, remainingItemCount: matching.length - items.length };

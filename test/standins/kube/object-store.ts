@@ -64,11 +64,19 @@ export class ObjectStore {
 
   /** Objects sorted by namespace and name, the order list continuations rely on. */
   list(key: string, namespace?: string): KubeObject[] {
+    return this.select(key, namespace).map((object) => structuredClone(object));
+  }
+
+  /**
+   * The stored objects themselves, sorted, for a caller that filters and pages before it copies
+   * (a paged list of 10,000 pods must not copy them all for every page). Do not modify them.
+   */
+  select(key: string, namespace?: string, keep: (object: KubeObject) => boolean = () => true): readonly KubeObject[] {
     const bucket = [...(this.buckets.get(key)?.entries() ?? [])];
     return bucket
-      .filter(([, object]) => namespace === undefined || object.metadata.namespace === namespace)
+      .filter(([, object]) => (namespace === undefined || object.metadata.namespace === namespace) && keep(object))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, object]) => structuredClone(object));
+      .map(([, object]) => object);
   }
 
   /** Stores the object under a new resourceVersion; ADDED or MODIFIED by whether it existed. */

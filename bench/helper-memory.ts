@@ -8,6 +8,7 @@ import type { KubeObject } from '../test/standins/kube/object-store.js';
 import type { KubeApi } from '../test/standins/kube/start-kube-api.js';
 import { startHelperProcess } from './helper-process.js';
 import { startCluster, until } from './in-place-cluster.js';
+import { controllerPodSpec } from './pod-fixture.js';
 
 export interface MemoryBenchmark {
   pods: number;
@@ -151,40 +152,13 @@ function pod(namespace: string, name: string, hash: string, i: number, p: number
         },
       ],
     },
-    spec: {
-      volumes: [
-        {
-          name: 'kube-api-access',
-          projected: {
-            sources: [
-              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-            ],
-            defaultMode: 420,
-          },
-        },
-      ],
-      containers: [
+    spec: controllerPodSpec(
+      [
         { name: 'app', image, resources: resources(i), ...common },
         { name: 'log-shipper', image: 'fluent/fluent-bit:3.1', resources: shipper, ...common },
       ],
-      restartPolicy: 'Always',
-      terminationGracePeriodSeconds: 30,
-      dnsPolicy: 'ClusterFirst',
-      serviceAccountName: 'default',
-      serviceAccount: 'default',
-      nodeName,
-      securityContext: {},
-      schedulerName: 'default-scheduler',
-      tolerations: [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-      ],
-      priority: 0,
-      enableServiceLinks: true,
-      preemptionPolicy: 'PreemptLowerPriority',
-    },
+      { nodeName },
+    ),
     status: {
       observedGeneration: 1,
       phase: 'Running',

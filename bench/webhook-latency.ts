@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createTestCertificate } from '../test/standins/kube/test-certificate.js';
 import { startHelperProcess } from './helper-process.js';
 import { cartPods, create, NAMESPACE, recommendation, RECOMMENDATIONS_PATH, recommendationPhase, resized, setUpCart, startCluster, until, WORKLOAD } from './in-place-cluster.js';
+import { controllerPodSpec } from './pod-fixture.js';
 
 export interface LatencyRun {
   requests: number;
@@ -73,46 +74,17 @@ function reviewTemplate(replicaSet: { name: string; uid: string; hash: string })
         },
       ],
     },
-    spec: {
-      volumes: [
-        {
-          name: 'kube-api-access-x7k2p',
-          projected: {
-            sources: [
-              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-            ],
-            defaultMode: 420,
-          },
-        },
-      ],
-      containers: [
-        {
-          name: 'app',
-          image: 'ghcr.io/example/cart:2.4.1',
-          ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
-          env: [{ name: 'LOG_LEVEL', value: 'info' }],
-          resources: { limits: { memory: '1Gi' }, requests: { cpu: '500m', memory: '512Mi' } },
-          ...common,
-        },
-        { name: 'log-shipper', image: 'fluent/fluent-bit:3.1', resources: { limits: { memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } }, ...common },
-      ],
-      restartPolicy: 'Always',
-      terminationGracePeriodSeconds: 30,
-      dnsPolicy: 'ClusterFirst',
-      serviceAccountName: 'default',
-      serviceAccount: 'default',
-      securityContext: {},
-      schedulerName: 'default-scheduler',
-      tolerations: [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-      ],
-      priority: 0,
-      enableServiceLinks: true,
-      preemptionPolicy: 'PreemptLowerPriority',
-    },
+    spec: controllerPodSpec([
+      {
+        name: 'app',
+        image: 'ghcr.io/example/cart:2.4.1',
+        ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+        env: [{ name: 'LOG_LEVEL', value: 'info' }],
+        resources: { limits: { memory: '1Gi' }, requests: { cpu: '500m', memory: '512Mi' } },
+        ...common,
+      },
+      { name: 'log-shipper', image: 'fluent/fluent-bit:3.1', resources: { limits: { memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } }, ...common },
+    ]),
     status: {},
   };
   return JSON.stringify({

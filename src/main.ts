@@ -127,7 +127,7 @@ async function helperCommand(args: string[]): Promise<number> {
   });
   const { KubeConfig } = await import('@kubernetes/client-node');
   const { runHelper, HelperConfigError, HelperOptionsError } = await import('./helper/main.js');
-  const { jsonLineLogger } = await import('./helper/logger.js');
+  const { jsonLineLogger } = await import('./logger.js');
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
   const webhookPort = port(values['webhook-port'], '--webhook-port');

@@ -1,7 +1,7 @@
 // The GitHub port: exactly the REST calls the reconcile run makes, over one octokit client whose
 // retry and throttling plugins ride out 5xx answers and rate limits within a budget.
 import { Octokit, RequestError } from 'octokit';
-import type { Logger } from '../helper/logger.js';
+import type { Logger } from '../logger.js';
 import type { BranchProtection } from './doctor.js';
 import { redact } from './redact.js';
 import { WINDOW_STATUS_CONTEXT, type WindowStatus } from './window-status.js';

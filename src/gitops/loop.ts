@@ -11,7 +11,7 @@ import { DEFAULT_HEALTH_WATCH } from '../model/validate.js';
 import type { ClusterPort } from '../cluster/cluster-port.js';
 import type { ClusterConnection } from '../cluster/environment.js';
 import { healthBreach, readHealth, watchOver, type HealthStatus } from '../cluster/health.js';
-import type { Logger } from '../helper/logger.js';
+import type { Logger } from '../logger.js';
 import { recommendationsInRepo, rolledBackGeneration, type ClusterRecommendation, type ClusterView } from './cluster-source.js';
 import { gitRevisions } from './git-history.js';
 import type { GitPort } from './git.js';

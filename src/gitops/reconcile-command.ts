@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import type { GroupBy } from '../model/types.js';
 import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
-import type { Logger } from '../helper/logger.js';
+import type { Logger } from '../logger.js';
 import { wantsCluster } from './cluster-source.js';
 import { InputError } from './inputs.js';
 import { connectLoop } from './loop.js';

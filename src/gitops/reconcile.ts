@@ -1,7 +1,7 @@
 // The reconcile run: plan → edits → branches → pull requests → statuses → a summary. Every effect
 // goes through the ports; a run that finds nothing new pushes nothing and writes nothing.
 import type { Decision, GroupBy, KerfConfig, ObjectRef } from '../model/types.js';
-import type { Logger } from '../helper/logger.js';
+import type { Logger } from '../logger.js';
 import { workloadKey } from '../manifests/scan.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { pauseOrFreeze } from '../rules/decide.js';

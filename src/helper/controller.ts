@@ -13,7 +13,7 @@ import { readClusterFacts } from './cluster-facts.js';
 import type { ClusterFacts } from './cluster-facts.js';
 import type { LeaderElector } from './leader-election.js';
 import { workloadFromObject } from './live-workload.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 import { nextEvictions } from './on-delete.js';
 import type { EventNote, StatusUpdate } from './outcome.js';
 import { statusChanges, withInPlaceCondition, workloadEvent } from './outcome.js';

@@ -1,4 +1,4 @@
-// The helper's Logger: JSON lines on a stream (stdout in the pod), static message text, facts in meta.
+// One small Logger for every part: static message text, facts in meta; JSON lines in the helper.
 import type { Writable } from 'node:stream';
 
 export interface Logger {

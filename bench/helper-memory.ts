@@ -6,7 +6,7 @@
 // /proc/<pid>/status of the helper: VmHWM (peak since start) and VmRSS at the end.
 import type { KubeObject } from '../test/standins/kube/object-store.js';
 import type { KubeApi } from '../test/standins/kube/start-kube-api.js';
-import { startHelperProcess } from './helper-process.js';
+import { startHelperProcess, withHelper } from './helper-process.js';
 import { startCluster, until } from './in-place-cluster.js';
 import { controllerPodSpec } from './pod-fixture.js';
 
@@ -225,7 +225,7 @@ export async function benchmarkHelperMemory(nodeArgs: string[] = []): Promise<Me
     const { pods, podBytes } = fill(api);
     const start = performance.now();
     const helper = await startHelperProcess({ kubeconfig: api.kubeconfigPath, startTimeoutMs: 90_000, nodeArgs });
-    try {
+    return await withHelper(helper, async () => {
       const startMs = performance.now() - start;
       await until(() => (api.store.get('leases', 'kerf-system', 'kerf-gitops-helper')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === 'bench-helper', 'the helper holding its Lease', 30_000, 50);
       await sleep(3000);
@@ -243,11 +243,7 @@ export async function benchmarkHelperMemory(nodeArgs: string[] = []): Promise<Me
       await sleep(3000);
       const { rssMiB: endMiB, peakMiB } = helper.memory();
       return { pods, podBytes, peakMiB, listedMiB, endMiB, startMs };
-    } catch (error) {
-      throw new Error(`${(error as Error).message}; helper log: ${helper.logs().slice(-3).join(' | ')}`, { cause: error });
-    } finally {
-      await helper.stop();
-    }
+    });
   } finally {
     await api.close();
   }

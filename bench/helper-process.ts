@@ -130,3 +130,14 @@ export async function startHelperProcess(options: HelperProcessOptions): Promise
     throw error;
   }
 }
+
+/** Runs `task` against the helper and stops it after; a failure carries the helper's last log lines. */
+export async function withHelper<T>(helper: HelperProcess, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; helper log: ${helper.logs().slice(-3).join(' | ')}`, { cause: error });
+  } finally {
+    await helper.stop();
+  }
+}

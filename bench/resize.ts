@@ -1,7 +1,7 @@
 // Time from a recommendation to all pods of a 50-pod Deployment resized in place (issue 5): the
 // helper process watches the stand-in, whose kubelets sync on a short interval; the clock starts
 // when the recommendation is created through the API.
-import { startHelperProcess } from './helper-process.js';
+import { startHelperProcess, withHelper } from './helper-process.js';
 import { cartPods, create, recommendation, RECOMMENDATIONS_PATH, recommendationPhase, resized, setUpCart, startCluster, until } from './in-place-cluster.js';
 
 export interface ResizeBenchmark {
@@ -18,7 +18,7 @@ export async function benchmarkResize(pods = 50, kubeletIntervalMs = 10): Promis
   try {
     await setUpCart(api, pods);
     const helper = await startHelperProcess({ kubeconfig: api.kubeconfigPath });
-    try {
+    return await withHelper(helper, async () => {
       // The helper acts once it holds the Lease.
       await until(() => (api.store.get('leases', 'kerf-system', 'kerf-gitops-helper')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === 'bench-helper', 'the helper holding its Lease', 30_000);
       const start = performance.now();
@@ -31,11 +31,7 @@ export async function benchmarkResize(pods = 50, kubeletIntervalMs = 10): Promis
       await until(() => recommendationPhase(api) === 'Applied', 'the recommendation Applied', 30_000, 2);
       const appliedMs = performance.now() - start;
       return { pods, kubeletIntervalMs, allResizedMs, appliedMs };
-    } catch (error) {
-      throw new Error(`${(error as Error).message}; helper log: ${helper.logs().slice(-3).join(' | ')}`, { cause: error });
-    } finally {
-      await helper.stop();
-    }
+    });
   } finally {
     await api.close();
   }

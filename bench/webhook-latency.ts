@@ -10,7 +10,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestCertificate } from '../test/standins/kube/test-certificate.js';
-import { startHelperProcess } from './helper-process.js';
+import { startHelperProcess, withHelper } from './helper-process.js';
 import { cartPods, create, NAMESPACE, recommendation, RECOMMENDATIONS_PATH, recommendationPhase, resized, setUpCart, startCluster, until, WORKLOAD } from './in-place-cluster.js';
 import { controllerPodSpec } from './pod-fixture.js';
 
@@ -242,7 +242,7 @@ export async function benchmarkWebhook(): Promise<WebhookBenchmark> {
       kubeconfig: api.kubeconfigPath,
       args: ['--webhook-port', '0', '--tls-cert', join(tls, 'tls.crt'), '--tls-key', join(tls, 'tls.key')],
     });
-    try {
+    return await withHelper(helper, async () => {
       // A realistic in-place workload: the helper resizes cart's pods and releases the values to new pods.
       await create(api, RECOMMENDATIONS_PATH, recommendation());
       await until(() => recommendationPhase(api) === 'Applied' && cartPods(api).every(resized), 'cart resized in place', 60_000);
@@ -270,11 +270,7 @@ export async function benchmarkWebhook(): Promise<WebhookBenchmark> {
         concurrency: { ...concurrency, concurrency: 8 },
         openLoop: { ...open, offeredPerSecond: 1000 },
       };
-    } catch (error) {
-      throw new Error(`${(error as Error).message}; helper log: ${helper.logs().slice(-3).join(' | ')}`, { cause: error });
-    } finally {
-      await helper.stop();
-    }
+    });
   } finally {
     await api.close();
     rmSync(tls, { recursive: true, force: true });

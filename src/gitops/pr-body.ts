@@ -68,6 +68,7 @@ export function readMeta(body: string | null | undefined): PullRequestMeta | nul
 }
 
 const REASON_TEXT: Record<Reason, string> = {
+  InvalidPolicy: 'the policy that covers this workload is invalid; fix it (see `kerf-gitops doctor`) and kerf goes on',
   Paused: 'kerf is paused for this cluster or the fleet (Z4)',
   FreezeWindow: 'a freeze window is open (Z1)',
   UnsupportedNode: 'a node of the workload does not support in-place resizes (N1, N2)',

@@ -42,12 +42,15 @@ export type HoldReason =
   | 'UnsupportedNode'
   | 'SingleReplicaUnsafe'
   | 'PodDisruptionBudget'
-  | 'OutsideMaintenanceWindow';
+  | 'OutsideMaintenanceWindow'
+  /** The policy that covers the workload has an error outside its windows: nothing acts until it is fixed. */
+  | 'InvalidPolicy';
 /** Why the effective strategy differs from the configured one. */
 export type StrategyReason = 'Fallback' | 'HPACoordination' | 'JVMMemory';
 export type Reason = HoldReason | StrategyReason;
 /** Precedence of hold reasons: the first that holds wins. */
 export const HOLD_REASONS: readonly HoldReason[] = [
+  'InvalidPolicy',
   'Paused',
   'FreezeWindow',
   'UnsupportedNode',
@@ -116,7 +119,17 @@ export interface RecommendationStatus {
   nextWindow?: string | null;
   reason?: Reason | null;
   pullRequest?: { number: number; url: string };
+  message?: string;
   conditions?: unknown[];
+}
+
+/** Provenance of a recommendation (`spec.source`), shown on the PR. */
+export interface RecommendationSource {
+  recommender: string;
+  bound?: string;
+  percentile?: number;
+  sampleWindow?: string;
+  generatedAt?: string;
 }
 
 export interface RightsizingRecommendation {
@@ -124,6 +137,8 @@ export interface RightsizingRecommendation {
   namespace: string;
   targetRef: { apiVersion?: string; kind: string; name: string };
   containers: ContainerRecommendation[];
+  /** `spec.source`: which recommender made it; `source` above is where it is written. */
+  provenance?: RecommendationSource;
   status: RecommendationStatus;
   source?: SourceLocation;
 }
@@ -227,6 +242,8 @@ export interface Decision {
 }
 
 export interface PlanError {
+  /** Stable problem code (PascalCase, e.g. UnknownField); consumers switch on it, never on the message. */
+  code?: string;
   file?: string;
   line?: number;
   object?: string;

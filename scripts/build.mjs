@@ -1,5 +1,6 @@
-// Transpiles src/ to lib/ (one file per module, for the CLI's `bin`), bundles the benchmarks into
-// lib/bench/ and the Action into dist/index.js with esbuild.
+// Transpiles src/ to lib/ (one file per module, for `npm run demo` and the tests), bundles the
+// benchmarks into lib/bench/, the Action into dist/index.js and the CLI with the helper into
+// lib/kerf-gitops.mjs (the npm package's bin and the image's one file) with esbuild.
 import { build } from 'esbuild';
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,17 +9,16 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The Action as one file: the runner fetches the action's repo without node_modules. ESM, as
- * @actions/core 3 and octokit are; CommonJS dependencies (simple-git's `debug`, cron-parser)
- * call `require` for Node's built-ins, which an ESM file lacks, so the banner provides one.
- * No source map and paths relative to the root: the same sources give the same bytes anywhere,
- * which the dist check relies on. Minified: with client-node (for `recommendations: cluster`) the
- * bundle is 18 MB as source, and every clone of the action's repo carries it; 5 MB minified.
+ * A command as one file. ESM, as @actions/core 3 and octokit are; CommonJS dependencies (simple-git's
+ * `debug`, cron-parser) call `require` for Node's built-ins, which an ESM file lacks, so the banner
+ * provides one. No source map and paths relative to the root: the same sources give the same bytes
+ * anywhere, which the dist check relies on. Minified: with client-node the bundle is 18 MB as
+ * source, 5 MB minified.
  */
-export function buildAction(outfile) {
+function bundle(entryPoint, outfile) {
   return build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/index.ts'],
+    entryPoints: [entryPoint],
     outfile,
     bundle: true,
     platform: 'node',
@@ -30,6 +30,17 @@ export function buildAction(outfile) {
     logLevel: 'warning',
   });
 }
+
+/** The Action: the runner fetches the action's repo without node_modules, and every clone carries it. */
+export function buildAction(outfile) {
+  return bundle('src/index.ts', outfile);
+}
+
+/**
+ * The CLI and the helper: the image's runtime layer and the npm package hold this one file and no
+ * node_modules. `.mjs`, because next to it there is no package.json to say `"type": "module"`.
+ */
+export const CLI_BUNDLE = 'lib/kerf-gitops.mjs';
 
 function sources(dir) {
   return readdirSync(dir).flatMap((entry) => {
@@ -46,7 +57,9 @@ async function buildAll() {
     outdir: 'lib',
     outbase: 'src',
     platform: 'node',
-    target: 'node20',
+    // 20.10: the first Node 20 with import attributes; for older targets esbuild silently drops
+    // `with { type: 'json' }` (src/version.ts), and Node then refuses the import.
+    target: 'node20.10',
     format: 'esm',
     logLevel: 'warning',
   });
@@ -67,6 +80,7 @@ async function buildAll() {
   });
 
   await buildAction('dist/index.js');
+  await bundle('src/cli.ts', CLI_BUNDLE);
 }
 
 // Run as a script (`npm run build`); imported, it only lends buildAction to the dist check.

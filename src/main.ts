@@ -12,6 +12,7 @@ import { writeFilesAtomic } from './manifests/atomic-write.js';
 import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
 import { runStatusCommand } from './gitops/status-command.js';
+import { VERSION } from './version.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
 
@@ -43,6 +44,16 @@ reconcile options (flags beat .kerf/config.yaml):
   --labels L,…               PR labels (repeatable)
   --reviewers U,…            PR reviewers (repeatable)
   --team-reviewers T,…       PR team reviewers (repeatable)
+`;
+
+const HELPER_USAGE = `usage: kerf-gitops helper [options]
+
+  --config FILE          the helper config (.kerf/config.yaml format), re-read when it changes
+  --webhook-port N       serve the pod webhook on this port (HTTPS)
+  --tls-cert FILE        the webhook's serving certificate and key (files, e.g. from cert-manager)
+  --tls-key FILE
+  --no-webhook           run the controller loop only (local runs)
+  --health-port N        /healthz and /readyz
 `;
 
 export class UsageError extends Error {
@@ -115,6 +126,7 @@ async function helperCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
+      help: { type: 'boolean', default: false },
       config: { type: 'string' },
       'webhook-port': { type: 'string' },
       'tls-cert': { type: 'string' },
@@ -125,6 +137,10 @@ async function helperCommand(args: string[]): Promise<number> {
     allowPositionals: false,
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(HELPER_USAGE);
+    return 0;
+  }
   const { KubeConfig } = await import('@kubernetes/client-node');
   const { runHelper, HelperConfigError, HelperOptionsError } = await import('./helper/main.js');
   const { jsonLineLogger } = await import('./logger.js');
@@ -205,6 +221,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         const options = parseCommandOptions(rest, env);
         return await runStatusCommand(options.cluster ?? clusterFromEnvironment(), options.output, options.now, process.stdout, process.stderr);
       }
+      case '--version':
+        process.stdout.write(`${VERSION}\n`);
+        return 0;
       case undefined:
       case '--help':
       case 'help':

@@ -2,7 +2,7 @@
 // benchmarks into lib/bench/, the Action into dist/index.js and the CLI with the helper into
 // lib/kerf-gitops.mjs (the npm package's bin and the image's one file) with esbuild.
 import { build } from 'esbuild';
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * anywhere, which the dist check relies on. Minified: with client-node the bundle is 18 MB as
  * source, 5 MB minified.
  */
-function bundle(entryPoint, outfile) {
+function bundle(entryPoint, outfile, define = {}) {
   return build({
     absWorkingDir: ROOT,
     entryPoints: [entryPoint],
@@ -27,6 +27,7 @@ function bundle(entryPoint, outfile) {
     banner: { js: "import { createRequire as __kerfCreateRequire } from 'node:module';\nconst require = __kerfCreateRequire(import.meta.url);" },
     legalComments: 'eof',
     minify: true,
+    define,
     logLevel: 'warning',
   });
 }
@@ -80,7 +81,8 @@ async function buildAll() {
   });
 
   await buildAction('dist/index.js');
-  await bundle('src/cli.ts', CLI_BUNDLE);
+  // The PR body template goes into the file (src/gitops/pr-body.ts); the Action reads it beside dist/.
+  await bundle('src/cli.ts', CLI_BUNDLE, { KERF_BODY_TEMPLATE: JSON.stringify(readFileSync(join(ROOT, 'templates/pr/body.md'), 'utf8')) });
 }
 
 // Run as a script (`npm run build`); imported, it only lends buildAction to the dist check.

@@ -113,6 +113,15 @@ describe('the runtime layer', () => {
     expect(parse(fromImage.stdout).decisions.length).toBeGreaterThan(5);
     expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs']);
   });
+
+  it('reconcile --dry-run renders the PR bodies from the template carried in the bundle', async () => {
+    const args = ['reconcile', '--repo', example, '--now', '2026-12-02T10:00:00Z', '--dry-run'];
+    const fromImage = await image(args);
+    expect(fromImage).toMatchObject({ code: 0, stderr: '' });
+    const { stdout } = await run(process.execPath, [join(root, 'lib/cli.js'), ...args], { env: { ...process.env, KERF_PAUSE: '' } });
+    expect(fromImage.stdout).toBe(stdout);
+    expect(fromImage.stdout).toContain('Body:');
+  });
 });
 
 describe('the Dockerfile reader', () => {

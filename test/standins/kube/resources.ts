@@ -7,7 +7,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Lease } from 'kubernetes-models/coordination.k8s.io/v1';
 import { Event as EventV1 } from 'kubernetes-models/events.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { Event, Namespace, Node, Pod } from 'kubernetes-models/v1';
+import { Event, Namespace, Node, Pod, Secret } from 'kubernetes-models/v1';
 import type { StatusCause } from './api-error.js';
 import type { Schema } from './openapi-schema.js';
 
@@ -83,6 +83,7 @@ const BUILT_INS: BuiltIn[] = [
   { group: '', version: 'v1', plural: 'namespaces', singular: 'namespace', kind: 'Namespace', namespaced: false, shortNames: ['ns'], subresources: ['status'], model: Namespace },
   { group: '', version: 'v1', plural: 'nodes', singular: 'node', kind: 'Node', namespaced: false, shortNames: ['no'], subresources: ['status'], model: Node },
   { group: '', version: 'v1', plural: 'pods', singular: 'pod', kind: 'Pod', namespaced: true, shortNames: ['po'], subresources: ['status', 'resize', 'eviction'], categories: ['all'], model: Pod },
+  { group: '', version: 'v1', plural: 'secrets', singular: 'secret', kind: 'Secret', namespaced: true, model: Secret },
   { group: '', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], model: Event },
   { group: 'apps', version: 'v1', plural: 'deployments', singular: 'deployment', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], subresources: ['status'], categories: ['all'], model: Deployment },
   { group: 'apps', version: 'v1', plural: 'statefulsets', singular: 'statefulset', kind: 'StatefulSet', namespaced: true, shortNames: ['sts'], subresources: ['status'], categories: ['all'], model: StatefulSet },

@@ -20,7 +20,8 @@ commands:
   plan       show what kerf would do now for every recommendation, and why
   write      make the plan's pull-request edits in the working tree (no git, no network)
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
-             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
+             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --self-signed-cert | --no-webhook,
+             --health-port N; see kerf-gitops helper --help)
   doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
              with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
@@ -52,6 +53,11 @@ const HELPER_USAGE = `usage: kerf-gitops helper [options]
   --webhook-port N       serve the pod webhook on this port (HTTPS)
   --tls-cert FILE        the webhook's serving certificate and key (files, e.g. from cert-manager)
   --tls-key FILE
+  --self-signed-cert     instead, make a CA and serving certificate, keep them in a Secret, write the CA
+                         into the webhook configuration's caBundle and renew both before they expire
+  --cert-secret NAME     that Secret, in the helper's namespace (default kerf-gitops-webhook-tls)
+  --webhook-configuration NAME   the MutatingWebhookConfiguration (default kerf-gitops)
+  --webhook-service NAME the Service the certificate is for (default kerf-gitops-helper)
   --no-webhook           run the controller loop only (local runs)
   --health-port N        /healthz and /readyz
 `;
@@ -132,6 +138,10 @@ async function helperCommand(args: string[]): Promise<number> {
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'no-webhook': { type: 'boolean', default: false },
+      'self-signed-cert': { type: 'boolean', default: false },
+      'cert-secret': { type: 'string', default: 'kerf-gitops-webhook-tls' },
+      'webhook-configuration': { type: 'string', default: 'kerf-gitops' },
+      'webhook-service': { type: 'string', default: 'kerf-gitops-helper' },
       'health-port': { type: 'string' },
     },
     allowPositionals: false,
@@ -155,6 +165,9 @@ async function helperCommand(args: string[]): Promise<number> {
       ...(values['tls-cert'] !== undefined && { tlsCert: values['tls-cert'] }),
       ...(values['tls-key'] !== undefined && { tlsKey: values['tls-key'] }),
       noWebhook: values['no-webhook'],
+      ...(values['self-signed-cert'] && {
+        selfSignedCertificate: { secretName: values['cert-secret'], webhookConfiguration: values['webhook-configuration'], service: values['webhook-service'] },
+      }),
       ...(healthPort !== undefined && { healthPort }),
       kubeConfig,
       logger: jsonLineLogger(process.stdout),

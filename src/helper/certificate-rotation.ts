@@ -4,6 +4,7 @@
 // (AlreadyExists, Conflict) settles races: the loser reads what the winner wrote and uses that.
 import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { Server as HttpsServer } from 'node:https';
 import { ClusterError } from '../cluster/cluster-port.js';
 import { call } from '../cluster/kube-cluster-port.js';
 import type { Logger } from '../logger.js';
@@ -115,4 +116,31 @@ export class CertificateRotation {
   private failed(error: unknown, hint?: string): WebhookCertificateError {
     return new WebhookCertificateError(`${(error as Error).message}${hint ? ` (${hint})` : ''}`, { cause: error });
   }
+}
+
+/**
+ * Runs `ensure` every `intervalMs` while `server` serves `served`: a renewal, made here or by another
+ * replica, reaches the server without a restart. A failed pass keeps the current certificate and says so.
+ */
+export function keepRenewed(rotation: CertificateRotation, server: HttpsServer, served: ServingMaterial, intervalMs: number, logger: Logger): () => void {
+  let current = served;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    rotation
+      .ensure()
+      .then((material) => {
+        if (material.tlsCert === current.tlsCert && material.tlsKey === current.tlsKey) return;
+        server.setSecureContext({ cert: material.tlsCert, key: material.tlsKey });
+        current = material;
+        logger.info('webhook certificate reloaded', { source: 'secret' });
+      })
+      .catch((error: unknown) => logger.warn('webhook certificate not checked, keeping the current one', { error: (error as Error).message }))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

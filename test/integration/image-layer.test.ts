@@ -2,7 +2,9 @@
 // two cannot drift) laid out in a directory with no node_modules in reach, and its ENTRYPOINT run from there.
 // Everything of the image but `docker build` itself: the bundle is complete, ESM without a package.json
 // beside it, and the Deployment's uid and args fit the image.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { fromSecretData } from '../../src/helper/serving-certificate.js';
+import { startKubeApi } from '../standins/kube/start-kube-api.js';
 import { execForm, layOutRuntimeLayer, nodeModulesInReach, parseDockerfile, type Stage } from '../support/dockerfile.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -23,16 +27,18 @@ const instructions = (keyword: string) => runtime.instructions.filter((i) => i.k
 let layer: string;
 let entrypoint: string[];
 
-/** The image's ENTRYPOINT with `args`, as the container runtime would start it, but on this machine's node. */
-async function image(args: string[]) {
+/** The image's ENTRYPOINT with `args` as node's arguments, run from the layer on this machine's node. */
+function command(args: string[]): { argv: string[]; cwd: string } {
   const [node, ...rest] = entrypoint;
   expect(node).toBe('/nodejs/bin/node'); // where distroless keeps node
-  const workdir = join(layer, instructions('WORKDIR').at(-1)?.args ?? '/');
+  return { argv: [...rest.map((arg) => (arg.startsWith('/') ? join(layer, arg) : arg)), ...args], cwd: join(layer, instructions('WORKDIR').at(-1)?.args ?? '/') };
+}
+
+/** The image's ENTRYPOINT with `args`, as the container runtime would start it, but on this machine's node. */
+async function image(args: string[]) {
+  const { argv, cwd } = command(args);
   try {
-    const { stdout, stderr } = await run(process.execPath, [...rest.map((arg) => (arg.startsWith('/') ? join(layer, arg) : arg)), ...args], {
-      cwd: workdir,
-      env: { PATH: process.env.PATH ?? '', HOME: layer },
-    });
+    const { stdout, stderr } = await run(process.execPath, argv, { cwd, env: { PATH: process.env.PATH ?? '', HOME: layer } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -121,6 +127,66 @@ describe('the runtime layer', () => {
     const { stdout } = await run(process.execPath, [join(root, 'lib/cli.js'), ...args], { env: { ...process.env, KERF_PAUSE: '' } });
     expect(fromImage.stdout).toBe(stdout);
     expect(fromImage.stdout).toContain('Body:');
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 150; i++) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** POSTs to the webhook trusting only `ca`, checking the certificate's name is the Service's. */
+function callWebhook(port: number, ca: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/mutate-pods', method: 'POST', ca, servername: 'kerf-gitops-helper.kerf-system.svc', headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', operation: 'CREATE', object: {} } }));
+  });
+}
+
+describe('the helper from the runtime layer', () => {
+  it('runs against the cluster with its own certificate: fills the Secret, writes the caBundle, serves TLS by the Service name, stops on SIGTERM', async () => {
+    const api = await startKubeApi();
+    try {
+      const manifest = parseAllDocuments(readFileSync(join(root, 'templates/install/webhook.yaml'), 'utf8'))[0]!.toJS();
+      api.store.put(manifest);
+      api.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'kerf-gitops-webhook-tls', namespace: 'kerf-system' } } as never);
+      const [webhookPort, healthPort] = [await freePort(), await freePort()];
+      const { argv, cwd } = command(['helper', '--webhook-port', String(webhookPort), '--health-port', String(healthPort), '--self-signed-cert']);
+      const child = spawn(process.execPath, argv, { cwd, env: { PATH: process.env.PATH ?? '', HOME: layer, KUBECONFIG: api.kubeconfigPath, POD_NAME: 'helper-0', POD_NAMESPACE: 'kerf-system' } });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      try {
+        await until(async () => ((await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined), `readyz (${output})`);
+        const material = fromSecretData((api.store.get('secrets', 'kerf-system', 'kerf-gitops-webhook-tls') as { data?: Record<string, string> }).data);
+        expect(material).toBeDefined();
+        const configuration = api.store.get('mutatingwebhookconfigurations', '', 'kerf-gitops') as unknown as { webhooks: { clientConfig: { caBundle?: string } }[] };
+        expect(configuration.webhooks[0]?.clientConfig.caBundle).toBe(Buffer.from(material!.caBundle).toString('base64'));
+        expect(await callWebhook(webhookPort, material!.caBundle)).toBe(200);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exit).toBe(0);
+    } finally {
+      await api.close();
+    }
   });
 });
 

@@ -4,7 +4,6 @@
 // beside it, and the Deployment's uid and args fit the image.
 import { execFile, spawn } from 'node:child_process';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { fromSecretData } from '../../src/helper/serving-certificate.js';
 import { startKubeApi } from '../standins/kube/start-kube-api.js';
+import { freePort, until } from '../support/processes.js';
 import { execForm, layOutRuntimeLayer, nodeModulesInReach, parseDockerfile, type Stage } from '../support/dockerfile.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -130,23 +130,6 @@ describe('the runtime layer', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** POSTs to the webhook trusting only `ca`, checking the certificate's name is the Service's. */
 function callWebhook(port: number, ca: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -174,7 +157,7 @@ describe('the helper from the runtime layer', () => {
       child.stderr.on('data', (chunk) => (output += chunk));
       const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
       try {
-        await until(async () => ((await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined), `readyz (${output})`);
+        await until(async () => ((await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined), `readyz (${output})`, 150);
         const material = fromSecretData((api.store.get('secrets', 'kerf-system', 'kerf-gitops-webhook-tls') as { data?: Record<string, string> }).data);
         expect(material).toBeDefined();
         const configuration = api.store.get('mutatingwebhookconfigurations', '', 'kerf-gitops') as unknown as { webhooks: { clientConfig: { caBundle?: string } }[] };

@@ -12,6 +12,7 @@ import { writeFilesAtomic } from './manifests/atomic-write.js';
 import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
 import { runStatusCommand } from './gitops/status-command.js';
+import { VERSION } from './version.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
 
@@ -19,7 +20,8 @@ commands:
   plan       show what kerf would do now for every recommendation, and why
   write      make the plan's pull-request edits in the working tree (no git, no network)
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
-             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
+             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --self-signed-cert | --no-webhook,
+             --health-port N; see kerf-gitops helper --help)
   doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
              with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
@@ -43,6 +45,21 @@ reconcile options (flags beat .kerf/config.yaml):
   --labels L,…               PR labels (repeatable)
   --reviewers U,…            PR reviewers (repeatable)
   --team-reviewers T,…       PR team reviewers (repeatable)
+`;
+
+const HELPER_USAGE = `usage: kerf-gitops helper [options]
+
+  --config FILE          the helper config (.kerf/config.yaml format), re-read when it changes
+  --webhook-port N       serve the pod webhook on this port (HTTPS)
+  --tls-cert FILE        the webhook's serving certificate and key (files, e.g. from cert-manager)
+  --tls-key FILE
+  --self-signed-cert     instead, make a CA and serving certificate, keep them in a Secret, write the CA
+                         into the webhook configuration's caBundle and renew both before they expire
+  --cert-secret NAME     that Secret, in the helper's namespace (default kerf-gitops-webhook-tls)
+  --webhook-configuration NAME   the MutatingWebhookConfiguration (default kerf-gitops)
+  --webhook-service NAME the Service the certificate is for (default kerf-gitops-helper)
+  --no-webhook           run the controller loop only (local runs)
+  --health-port N        /healthz and /readyz
 `;
 
 export class UsageError extends Error {
@@ -115,16 +132,25 @@ async function helperCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
+      help: { type: 'boolean', default: false },
       config: { type: 'string' },
       'webhook-port': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'no-webhook': { type: 'boolean', default: false },
+      'self-signed-cert': { type: 'boolean', default: false },
+      'cert-secret': { type: 'string', default: 'kerf-gitops-webhook-tls' },
+      'webhook-configuration': { type: 'string', default: 'kerf-gitops' },
+      'webhook-service': { type: 'string', default: 'kerf-gitops-helper' },
       'health-port': { type: 'string' },
     },
     allowPositionals: false,
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(HELPER_USAGE);
+    return 0;
+  }
   const { KubeConfig } = await import('@kubernetes/client-node');
   const { runHelper, HelperConfigError, HelperOptionsError } = await import('./helper/main.js');
   const { jsonLineLogger } = await import('./logger.js');
@@ -139,6 +165,9 @@ async function helperCommand(args: string[]): Promise<number> {
       ...(values['tls-cert'] !== undefined && { tlsCert: values['tls-cert'] }),
       ...(values['tls-key'] !== undefined && { tlsKey: values['tls-key'] }),
       noWebhook: values['no-webhook'],
+      ...(values['self-signed-cert'] && {
+        selfSignedCertificate: { secretName: values['cert-secret'], webhookConfiguration: values['webhook-configuration'], service: values['webhook-service'] },
+      }),
       ...(healthPort !== undefined && { healthPort }),
       kubeConfig,
       logger: jsonLineLogger(process.stdout),
@@ -205,6 +234,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         const options = parseCommandOptions(rest, env);
         return await runStatusCommand(options.cluster ?? clusterFromEnvironment(), options.output, options.now, process.stdout, process.stderr);
       }
+      case '--version':
+        process.stdout.write(`${VERSION}\n`);
+        return 0;
       case undefined:
       case '--help':
       case 'help':

@@ -32,7 +32,7 @@ function statusMessage(body: unknown): string {
 }
 
 /** client-node's ApiException as a ClusterError with a stable code (409 splits on the Status reason). */
-async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+export async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {

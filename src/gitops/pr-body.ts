@@ -13,9 +13,17 @@ export const DEFAULT_BODY_TEMPLATE = new URL('../../templates/pr/body.md', impor
 
 export type RenderBody = (view: BodyView) => string;
 
-export async function loadBodyTemplate(path: URL | string = DEFAULT_BODY_TEMPLATE): Promise<RenderBody> {
-  const text = await readFile(path, 'utf8');
-  return compileTemplate(text, String(path));
+/**
+ * The bundled CLI's copy of templates/pr/body.md, put in by scripts/build.mjs: the image and the npm
+ * package hold the one file, with no templates/ two levels above it.
+ */
+declare const KERF_BODY_TEMPLATE: string | undefined;
+
+export async function loadBodyTemplate(path?: URL | string): Promise<RenderBody> {
+  if (path === undefined && typeof KERF_BODY_TEMPLATE === 'string') return compileTemplate(KERF_BODY_TEMPLATE, 'templates/pr/body.md');
+  const source = path ?? DEFAULT_BODY_TEMPLATE;
+  const text = await readFile(source, 'utf8');
+  return compileTemplate(text, String(source));
 }
 
 /** What kerf reads back from an open PR. */

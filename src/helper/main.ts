@@ -17,6 +17,7 @@ import { Controller } from './controller.js';
 import { LeaderElector } from './leader-election.js';
 import type { Logger } from '../logger.js';
 import { startWebhookServer } from './webhook.js';
+import { CertificateRotation, keepRenewed } from './certificate-rotation.js';
 
 export const LEASE_NAME = 'kerf-gitops-helper';
 
@@ -34,6 +35,8 @@ export interface HelperOptions {
   webhookPort?: number;
   tlsCert?: string;
   tlsKey?: string;
+  /** The helper makes, stores and renews its own serving certificate (instead of tlsCert/tlsKey files). */
+  selfSignedCertificate?: SelfSignedCertificateOptions;
   /** Run only the controller loop (local runs, tests). */
   noWebhook?: boolean;
   healthPort?: number;
@@ -51,6 +54,19 @@ export interface HelperOptions {
   resyncMs?: number;
   /** Address to listen on; default all interfaces (in the pod), 127.0.0.1 in tests. */
   host?: string;
+}
+
+export interface SelfSignedCertificateOptions {
+  /** The Secret holding the CA and the serving certificate, in the helper's namespace. */
+  secretName: string;
+  /** The MutatingWebhookConfiguration whose caBundle the helper writes. */
+  webhookConfiguration: string;
+  /** The Service the API server calls; the certificate names <service>.<namespace>.svc(.cluster.local). */
+  service: string;
+  /** Names for the certificate instead of the Service's (tests call 127.0.0.1). */
+  hosts?: string[];
+  /** How often the Secret and the caBundle are checked; default 10 minutes. */
+  checkIntervalMs?: number;
 }
 
 export interface RunningHelper {
@@ -110,18 +126,20 @@ const close = (server: Server | HttpsServer | undefined) =>
 export async function runHelper(options: HelperOptions): Promise<RunningHelper> {
   const { logger, kubeConfig } = options;
   const now = options.now ?? (() => new Date());
-  if (!options.noWebhook && (options.webhookPort === undefined || !options.tlsCert || !options.tlsKey)) {
-    throw new HelperOptionsError('the webhook needs --webhook-port, --tls-cert and --tls-key (or --no-webhook)');
+  const certificateFiles = options.tlsCert !== undefined || options.tlsKey !== undefined;
+  if (!options.noWebhook && (options.webhookPort === undefined || (options.selfSignedCertificate ? certificateFiles : !options.tlsCert || !options.tlsKey))) {
+    throw new HelperOptionsError('the webhook needs --webhook-port and either --tls-cert with --tls-key or --self-signed-cert (or --no-webhook)');
   }
   const config = configSource(options.config, logger);
   const identity = options.identity ?? process.env.POD_NAME ?? hostname();
   const host = options.host ?? '0.0.0.0';
+  const namespace = options.namespace ?? process.env.POD_NAMESPACE ?? 'kerf-system';
   const port = kubeClusterPort(kubeConfig);
   const watch = kubeClusterWatch(kubeConfig, { onError: (resource, error) => logger.warn('watch failed, restarting', { resource, error: (error as Error).message }) });
   let controller: Controller | undefined;
   const elector = new LeaderElector({
     port,
-    namespace: options.namespace ?? process.env.POD_NAMESPACE ?? 'kerf-system',
+    namespace,
     name: LEASE_NAME,
     identity,
     ...(options.leaseDurationSeconds !== undefined && { durationSeconds: options.leaseDurationSeconds }),
@@ -148,16 +166,27 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
 
   let webhook: HttpsServer | undefined;
   let health: Server | undefined;
+  let stopRenewing = () => {};
   try {
     if (!options.noWebhook) {
-      webhook = await startWebhookServer({
-        tlsCert: options.tlsCert as string,
-        tlsKey: options.tlsKey as string,
-        port: options.webhookPort as number,
-        host,
-        state: () => running.webhookState(),
-        logger,
-      });
+      const served = { port: options.webhookPort as number, host, state: () => running.webhookState(), logger };
+      const self = options.selfSignedCertificate;
+      if (self) {
+        const rotation = new CertificateRotation({
+          kubeConfig,
+          namespace,
+          secretName: self.secretName,
+          webhookConfiguration: self.webhookConfiguration,
+          hosts: self.hosts ?? [`${self.service}.${namespace}.svc`, `${self.service}.${namespace}.svc.cluster.local`],
+          now,
+          logger,
+        });
+        const material = await rotation.ensure();
+        webhook = await startWebhookServer({ ...served, certificate: { cert: material.tlsCert, key: material.tlsKey } });
+        stopRenewing = keepRenewed(rotation, webhook, material, self.checkIntervalMs ?? 10 * 60_000, logger);
+      } else {
+        webhook = await startWebhookServer({ ...served, tlsCert: options.tlsCert as string, tlsKey: options.tlsKey as string });
+      }
     }
     let healthPort: number | undefined;
     if (options.healthPort !== undefined) {
@@ -177,6 +206,7 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
       ...(webhookPort !== undefined && { webhookPort }),
       ...(healthPort !== undefined && { healthPort }),
       async stop() {
+        stopRenewing();
         await Promise.all([close(webhook), close(health)]);
         await elector.stop();
         await running.stop();
@@ -184,6 +214,7 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
       },
     };
   } catch (error) {
+    stopRenewing();
     await Promise.all([close(webhook), close(health)]);
     await elector.stop();
     await running.stop();

@@ -1,11 +1,11 @@
 // `kerf-gitops helper` as the Deployment runs it: a real process against the Kubernetes stand-in.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
+import { freePort, until } from '../support/processes.js';
 
 const cli = join(import.meta.dirname, '../../lib/cli.js');
 let api: KubeApi | undefined;
@@ -18,14 +18,6 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 function startHelper(args: string[], env: Record<string, string>): { exit: Promise<number | null>; stderr: () => string; stdout: () => string } {
   let stdout = '';
   let stderr = '';
@@ -34,15 +26,6 @@ function startHelper(args: string[], env: Record<string, string>): { exit: Promi
   child.stderr?.on('data', (chunk) => (stderr += chunk));
   const exit = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
   return { exit, stderr: () => stderr, stdout: () => stdout };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('kerf-gitops helper', () => {

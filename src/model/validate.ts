@@ -220,7 +220,7 @@ function recommendationStatus(problems: Problems, doc: Json): RecommendationStat
 /** A Go duration as `time.ParseDuration` reads it (`168h`, `1h30m`, `90s`). */
 const GO_DURATION = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
 /** RFC 3339 date-time, the CRD's `format: date-time`. */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
+export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
 
 /** `spec.source`, the provenance: display only, so an invalid one is reported and left out, never guessed. */
 function recommendationSource(problems: Problems, spec: Json): RecommendationSource | undefined {

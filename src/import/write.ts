@@ -1,0 +1,83 @@
+// Imported recommendations as files: one per workload, byte-stable (the same input gives the same
+// bytes, so a scheduled import commits nothing when nothing changed), written atomically. The
+// folder mirrors the recommender: a file an earlier import of the same recommender wrote, whose
+// workload it no longer recommends, is removed, so no stale value outlives its recommender.
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { stringify } from 'yaml';
+import type { RightsizingRecommendation } from '../model/types.js';
+import { API_VERSION } from '../model/validate.js';
+import { writeFileAtomic } from '../manifests/atomic-write.js';
+
+function header(recommender: string): string {
+  return `# Written by kerf-gitops import ${recommender}; the next import replaces it.`;
+}
+
+/** `<namespace>/<kind>-<name>.yaml` under the output folder. */
+export function recommendationPath(recommendation: RightsizingRecommendation): string {
+  const { namespace, targetRef } = recommendation;
+  return `${namespace}/${targetRef.kind.toLowerCase()}-${targetRef.name}.yaml`;
+}
+
+/** The file's text: keys in a fixed order, quantities as strings. */
+export function renderRecommendation(recommendation: RightsizingRecommendation): string {
+  const { provenance } = recommendation;
+  const document = {
+    apiVersion: API_VERSION,
+    kind: 'RightsizingRecommendation',
+    metadata: { name: recommendation.name, namespace: recommendation.namespace },
+    spec: {
+      targetRef: recommendation.targetRef,
+      ...(provenance && { source: provenance }),
+      containers: recommendation.containers.map((container) => ({
+        name: container.name,
+        ...(Object.keys(container.requests).length > 0 && { requests: container.requests }),
+        ...(Object.keys(container.limits).length > 0 && { limits: container.limits }),
+      })),
+    },
+  };
+  return `${header(provenance?.recommender ?? 'unknown')}\n${stringify(document, { lineWidth: 0 })}`;
+}
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const nested = await Promise.all(
+    entries.map((entry) => (entry.isDirectory() ? yamlFiles(join(dir, entry.name)) : Promise.resolve(/\.ya?ml$/.test(entry.name) ? [join(dir, entry.name)] : []))),
+  );
+  return nested.flat();
+}
+
+export interface WriteResult {
+  /** Paths relative to the output folder, sorted. */
+  written: string[];
+  unchanged: string[];
+  removed: string[];
+}
+
+export async function writeRecommendations(outDir: string, recommender: string, recommendations: readonly RightsizingRecommendation[]): Promise<WriteResult> {
+  const result: WriteResult = { written: [], unchanged: [], removed: [] };
+  const wanted = new Map(recommendations.map((recommendation) => [recommendationPath(recommendation), renderRecommendation(recommendation)]));
+  await mkdir(outDir, { recursive: true });
+  for (const [path, content] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const existing = await readFile(join(outDir, path), 'utf8').catch(() => undefined);
+    if (existing === content) {
+      result.unchanged.push(path);
+      continue;
+    }
+    await mkdir(dirname(join(outDir, path)), { recursive: true });
+    await writeFileAtomic(outDir, path, content);
+    result.written.push(path);
+  }
+  const ours = `${header(recommender)}\n`;
+  for (const file of (await yamlFiles(outDir)).sort()) {
+    const path = relative(outDir, file).split(sep).join('/');
+    if (wanted.has(path)) continue;
+    if (!(await readFile(file, 'utf8')).startsWith(ours)) continue;
+    await rm(file);
+    result.removed.push(path);
+  }
+  return result;
+}

@@ -2,6 +2,7 @@
 // noise out of pull requests, and the reasons a workload or container is skipped. Pure.
 import type { ContainerRecommendation, ObjectRef, RecommendationSource, ResourceName, RightsizingRecommendation } from '../model/types.js';
 import { Quantity, QuantityError } from '../rules/quantity.js';
+import { workloadKey, type RepoIndex } from '../manifests/scan.js';
 
 export const RESOURCES: readonly ResourceName[] = ['cpu', 'memory'];
 
@@ -39,6 +40,11 @@ export interface CurrentContainer {
 
 /** The containers of a workload in the repo, or undefined when the repo does not define it. */
 export type CurrentValues = (target: ObjectRef) => readonly CurrentContainer[] | undefined;
+
+/** The current values as the repo's manifests write them (kustomize's rendering included). */
+export function repoValues(index: RepoIndex): CurrentValues {
+  return (target) => index.workloads.get(workloadKey(target))?.containers;
+}
 
 export interface ImportOptions {
   /** A change of this many percent or less is noise (default 5). */

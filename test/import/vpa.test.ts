@@ -95,7 +95,7 @@ describe('fromVpa', () => {
       { containerName: 'sidecar', maxAllowed: { cpu: '100m' } },
     ];
     const recommendations = [app({ cpu: '20m', memory: '4Gi' }), { containerName: 'log', target: { cpu: '10m' } }];
-    const containers = () => [
+    const containers = (): CurrentContainer[] => [
       { name: 'app', requests: { cpu: '1', memory: '2Gi' }, limits: {} },
       { name: 'log', requests: { cpu: '500m' }, limits: {} },
     ];
@@ -109,7 +109,7 @@ describe('fromVpa', () => {
   it('recommends only controlledResources, and skips containers in mode Off', () => {
     const policies = [{ containerName: 'app', controlledResources: ['memory'] }, { containerName: 'istio-proxy', mode: 'Off' }];
     const recommendations = [app({ cpu: '20m', memory: '300Mi' }), { containerName: 'istio-proxy', target: { cpu: '10m' } }];
-    const containers = () => [
+    const containers = (): CurrentContainer[] => [
       { name: 'app', requests: { cpu: '1', memory: '1Gi' }, limits: {} },
       { name: 'istio-proxy', requests: { cpu: '100m' }, limits: {} },
     ];

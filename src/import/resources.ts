@@ -64,6 +64,11 @@ export interface Imported {
   skips: Skip[];
 }
 
+/** Skips as lines for people, under a heading. */
+export function skipLines(heading: string, skips: readonly Skip[]): string[] {
+  return skips.length === 0 ? [] : ['', `${heading} (${skips.length}):`, ...skips.map((skip) => `  - ${skip.reason}: ${skip.message}`)];
+}
+
 export function targetName(target: ObjectRef): string {
   return `${target.namespace}/${target.kind}/${target.name}`;
 }

@@ -18,8 +18,6 @@ import {
   type Skip,
 } from './resources.js';
 
-export const VPA_API_VERSION = 'autoscaling.k8s.io/v1';
-export const VPA_LIST_PATH = '/apis/autoscaling.k8s.io/v1/verticalpodautoscalers';
 
 export type VpaBound = 'target' | 'lowerBound' | 'upperBound' | 'uncappedTarget';
 export const VPA_BOUNDS: readonly VpaBound[] = ['target', 'lowerBound', 'upperBound', 'uncappedTarget'];
@@ -103,7 +101,8 @@ export function vpaTarget(vpa: Json): ObjectRef & { apiVersion?: string } {
 }
 
 /** One VPA as a recommendation for the workload it targets, with a reason for everything skipped. */
-export function fromVpa(vpa: Json, currentValues: CurrentValues, options: VpaImportOptions): Imported {
+export function fromVpa(served: object, currentValues: CurrentValues, options: VpaImportOptions): Imported {
+  const vpa = served as Json;
   const target = vpaTarget(vpa);
   const name = targetName(target);
   const vpaName = `VerticalPodAutoscaler ${target.namespace}/${String(object(vpa.metadata).name ?? '?')}`;

@@ -1,7 +1,7 @@
 // `kerf-gitops import vpa|krr`: the recommendations a team's recommender already makes, written as
 // RightsizingRecommendation files into the repo, one per workload, with the reason for every skip.
 import { readFile } from 'node:fs/promises';
-import { relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { InputError, loadConfig, scanRepo } from '../gitops/inputs.js';
@@ -133,7 +133,8 @@ export async function runImport(args: string[], cluster: () => ClusterSource): P
   }
   const out = values.out === undefined ? resolve(repo, 'recommendations', recommender) : resolve(values.out);
   const written = await writeRecommendations(out, recommender, recommendations);
-  const shown = relative(process.cwd(), out).split(sep).join('/') || '.';
+  const inside = relative(process.cwd(), out);
+  const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? out : inside.split(sep).join('/');
   return { out: shown, ...written, skipped, output: values.output };
 }
 

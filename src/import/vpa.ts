@@ -124,7 +124,9 @@ export function fromVpa(served: object, currentValues: CurrentValues, options: V
     else proposals.push(result);
   }
   const at = generatedAt(vpa);
-  return assemble(target, proposals, current, { recommender: 'vpa', bound: options.bound, ...(at && { generatedAt: at }) }, options, skips);
+  // Goldilocks labels the VPAs it creates (in Off mode, one per workload of a labelled namespace).
+  const recommender = object(object(vpa.metadata).labels).source === 'goldilocks' ? 'goldilocks' : 'vpa';
+  return assemble(target, proposals, current, { recommender, bound: options.bound, ...(at && { generatedAt: at }) }, options, skips);
 }
 
 /** The VPAs among parsed documents: single objects and the items of a List (`kubectl get vpa -A -o yaml`). */

@@ -19,8 +19,8 @@ export function recommendationPath(recommendation: RightsizingRecommendation): s
   return `${namespace}/${targetRef.kind.toLowerCase()}-${targetRef.name}.yaml`;
 }
 
-/** The file's text: keys in a fixed order, quantities as strings. */
-export function renderRecommendation(recommendation: RightsizingRecommendation): string {
+/** The file's text, headed by the import that wrote it: keys in a fixed order, quantities as strings. */
+export function renderRecommendation(recommendation: RightsizingRecommendation, importer: string): string {
   const { provenance } = recommendation;
   const document = {
     apiVersion: API_VERSION,
@@ -36,7 +36,7 @@ export function renderRecommendation(recommendation: RightsizingRecommendation):
       })),
     },
   };
-  return `${header(provenance?.recommender ?? 'unknown')}\n${stringify(document, { lineWidth: 0 })}`;
+  return `${header(importer)}\n${stringify(document, { lineWidth: 0 })}`;
 }
 
 async function yamlFiles(dir: string): Promise<string[]> {
@@ -57,9 +57,10 @@ export interface WriteResult {
   removed: string[];
 }
 
+/** Writes the files of `import <recommender>` into `outDir`, and removes that import's files it no longer writes. */
 export async function writeRecommendations(outDir: string, recommender: string, recommendations: readonly RightsizingRecommendation[]): Promise<WriteResult> {
   const result: WriteResult = { written: [], unchanged: [], removed: [] };
-  const wanted = new Map(recommendations.map((recommendation) => [recommendationPath(recommendation), renderRecommendation(recommendation)]));
+  const wanted = new Map(recommendations.map((recommendation) => [recommendationPath(recommendation), renderRecommendation(recommendation, recommender)]));
   await mkdir(outDir, { recursive: true });
   for (const [path, content] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const existing = await readFile(join(outDir, path), 'utf8').catch(() => undefined);

@@ -163,6 +163,12 @@ describe('fromVpa', () => {
     expect(fromVpa(vpa({ kind: 'CronJob', recommendations: [app({ cpu: '25m' })] }), current({}), OPTIONS).skips.map((s) => s.reason)).toEqual(['UnsupportedKind']);
   });
 
+  it('names Goldilocks as the recommender of the VPAs it creates', () => {
+    const goldilocks = vpa({ recommendations: [app({ cpu: '25m' })] });
+    Object.assign(goldilocks.metadata, { name: 'goldilocks-cart', labels: { creator: 'Fairwinds', source: 'goldilocks' } });
+    expect(fromVpa(goldilocks, current({ cpu: '1' }), OPTIONS).recommendation?.provenance?.recommender).toBe('goldilocks');
+  });
+
   it('orders containers by name whatever order VPA lists them in', () => {
     const containers = () => ['b', 'a'].map((name) => ({ name, requests: { cpu: '1' }, limits: {} }));
     const recommendations = ['b', 'a'].map((containerName) => ({ containerName, target: { cpu: '100m' } }));

@@ -6,7 +6,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import type { KubeApi } from '../standins/kube/start-kube-api.js';
@@ -28,39 +28,34 @@ async function kerf(args: string[], env: Record<string, string> = {}, cwd?: stri
   }
 }
 
+/** A copy of the example as a Git repo of its own, where an import's files are committed. */
 let work: string;
 let repo: string;
+/** Started by the tests that need them. */
 let api: KubeApi | undefined;
-let git: GitServer;
+let git: GitServer | undefined;
 let h: Harness | undefined;
 
-beforeAll(async () => {
-  git = await startGitServer({ token: TOKEN });
-});
-afterAll(async () => {
-  await git.close();
-});
+/** Commits everything and returns what `git status` still shows (nothing, when all went in). */
+async function commitAll(message: string): Promise<string> {
+  await runGit(['add', '.'], { cwd: repo });
+  await runGit(['-c', 'user.name=t', '-c', 'user.email=t@example.test', 'commit', '--quiet', '-m', message], { cwd: repo });
+  return runGit(['status', '--porcelain'], { cwd: repo });
+}
+
 beforeEach(async () => {
   work = await mkdtemp(join(tmpdir(), 'kerf-import-'));
   repo = join(work, 'shop');
   await cp(EXAMPLE, repo, { recursive: true });
   await runGit(['init', '--quiet', '-b', 'main'], { cwd: repo });
-  await runGit(['-c', 'user.name=t', '-c', 'user.email=t@example.test', 'add', '.'], { cwd: repo });
-  await runGit(['-c', 'user.name=t', '-c', 'user.email=t@example.test', 'commit', '--quiet', '-m', 'manifests'], { cwd: repo });
+  await commitAll('manifests');
 });
 afterEach(async () => {
-  await api?.close();
-  api = undefined;
-  await h?.close();
-  h = undefined;
+  await Promise.all([api?.close(), h?.close()]);
+  await git?.close();
+  [api, h, git] = [undefined, undefined, undefined];
   await rm(work, { recursive: true, force: true });
 });
-
-async function commitAll(): Promise<string> {
-  await runGit(['add', '.'], { cwd: repo });
-  await runGit(['-c', 'user.name=t', '-c', 'user.email=t@example.test', 'commit', '--quiet', '-m', 'import'], { cwd: repo });
-  return runGit(['status', '--porcelain'], { cwd: repo });
-}
 
 const CART_VPA = {
   name: 'cart',
@@ -91,7 +86,7 @@ describe('kerf-gitops import', () => {
     const file = join(repo, 'recommendations/krr/shop/deployment-cart.yaml');
     const bytes = await readFile(file, 'utf8');
     expect(bytes).toContain('    recommender: krr\n    percentile: 95\n    sampleWindow: 336h\n');
-    expect(await commitAll()).toBe('');
+    expect(await commitAll('import')).toBe('');
 
     const second = await kerf(['import', 'krr', '--file', KRR, '--repo', repo]);
     expect(second.stdout).toMatch(/^0 written, 1 unchanged, 0 removed in /);
@@ -139,7 +134,7 @@ spec:
       limits:
         memory: 600Mi
 `);
-    expect(await commitAll()).toBe('');
+    expect(await commitAll('import')).toBe('');
 
     const { stdout: listed } = await run('kubectl', ['--kubeconfig', api.kubeconfigPath, 'get', 'vpa', '-A', '-o', 'yaml']);
     const exported = join(work, 'vpas.yaml');
@@ -165,6 +160,7 @@ spec:
       recommendations: [{ containerName: 'app', target: { cpu: '600m', memory: '640Mi' } }],
     });
     await createVpa(api, { name: 'frontend', namespace: 'shop', target: { kind: 'Deployment', name: 'frontend' }, updateMode: 'Auto', recommendations: [{ containerName: 'web', target: { cpu: '50m' } }] });
+    git = await startGitServer({ token: TOKEN });
     h = await startHarness(git);
     const env = { GITHUB_TOKEN: TOKEN, GITHUB_REPOSITORY: `${OWNER}/${h.repo}`, GITHUB_API_URL: h.gh.url, KUBECONFIG: api.kubeconfigPath };
     const { code, stdout, stderr } = await kerf(['reconcile', '--repo', h.clone, '--recommendations', 'vpa', '--now', '2026-12-02T10:00:00Z', '--output', 'json'], env);

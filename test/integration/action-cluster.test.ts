@@ -191,6 +191,7 @@ describe('the bundled Action with recommendations: vpa', () => {
     // No RightsizingRecommendation in the cluster to write a status to, and none to show.
     expect(api.store.list('rightsizingrecommendations')).toEqual([]);
     expect(run.summary).not.toContain('### Status');
+    expect(run.summary).toContain('### Skipped VPA recommendations (1)\n\n- `UpdatingMode` shop/Deployment/cart: VerticalPodAutoscaler shop/cart has updateMode InPlaceOrRecreate: VPA applies its recommendations itself');
     expect(printed(run)).not.toContain(KUBE_TOKEN);
   });
 });

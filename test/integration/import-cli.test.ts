@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import type { KubeApi } from '../standins/kube/start-kube-api.js';
+import { hasKubectl } from '../manifests/fixtures/kustomize/harness.js';
 import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
 import { createVpa, startKubeApiWithVpa } from '../import/vpa-cluster.js';
 
@@ -100,7 +101,7 @@ describe('kerf-gitops import', () => {
     ]);
   });
 
-  it('vpa --from-cluster and --file (kubectl get vpa -A -o yaml) give the same files; a VPA gone removes its file', async () => {
+  it('vpa --from-cluster: one file per VPA in Off mode, the same bytes on the next run, and a VPA gone removes its file', async () => {
     api = await startKubeApiWithVpa();
     await createVpa(api, CART_VPA);
     await createVpa(api, { name: 'orders', namespace: 'shop', target: { kind: 'Deployment', name: 'orders' }, updateMode: 'Recreate', recommendations: [{ containerName: 'app', target: { cpu: '100m' } }] });
@@ -136,18 +137,32 @@ spec:
 `);
     expect(await commitAll('import')).toBe('');
 
-    const { stdout: listed } = await run('kubectl', ['--kubeconfig', api.kubeconfigPath, 'get', 'vpa', '-A', '-o', 'yaml']);
-    const exported = join(work, 'vpas.yaml');
-    await writeFile(exported, listed);
-    const fromFile = await kerf(['import', 'vpa', '--file', exported, '--repo', repo, '--bound', 'upperBound', '--round-cpu', '100m']);
-    expect(fromFile.code).toBe(0);
-    expect(await readFile(file, 'utf8')).toContain('    bound: upperBound\n');
-    expect(await readFile(file, 'utf8')).toContain('        cpu: 1200m\n        memory: 1Gi\n');
+    const again = await kerf(['import', 'vpa', '--from-cluster', '--repo', repo], env);
+    expect(again.stdout).toMatch(/^0 written, 1 unchanged, 0 removed in /);
+    expect(await runGit(['status', '--porcelain'], { cwd: repo })).toBe('');
 
     await api.store.delete('verticalpodautoscalers.autoscaling.k8s.io', 'shop', 'cart');
     const gone = await kerf(['import', 'vpa', '--from-cluster', '--repo', repo], env);
     expect(gone.stdout).toContain('  removed    shop/deployment-cart.yaml');
     expect(await runGit(['status', '--porcelain'], { cwd: repo })).toBe(' D recommendations/vpa/shop/deployment-cart.yaml');
+  });
+
+  it.skipIf(!hasKubectl)('vpa --file takes what kubectl get vpa -A -o yaml prints, to the same bytes as --from-cluster [needs kubectl]', async () => {
+    api = await startKubeApiWithVpa();
+    await createVpa(api, CART_VPA);
+    expect((await kerf(['import', 'vpa', '--from-cluster', '--repo', repo], { KUBECONFIG: api.kubeconfigPath })).code).toBe(0);
+    expect(await commitAll('import')).toBe('');
+    const { stdout: listed } = await run('kubectl', ['--kubeconfig', api.kubeconfigPath, 'get', 'vpa', '-A', '-o', 'yaml']);
+    const exported = join(work, 'vpas.yaml');
+    await writeFile(exported, listed);
+    const same = await kerf(['import', 'vpa', '--file', exported, '--repo', repo]);
+    expect(same.stdout).toMatch(/^0 written, 1 unchanged, 0 removed in /);
+
+    const upper = await kerf(['import', 'vpa', '--file', exported, '--repo', repo, '--bound', 'upperBound', '--round-cpu', '100m']);
+    expect(upper.code).toBe(0);
+    const file = await readFile(join(repo, 'recommendations/vpa/shop/deployment-cart.yaml'), 'utf8');
+    expect(file).toContain('    bound: upperBound\n');
+    expect(file).toContain('        cpu: 1200m\n        memory: 1Gi\n');
   });
 
   it('reconcile --recommendations vpa: VPAs in the cluster → the PR with their values, no recommendation file', async () => {

@@ -5,7 +5,7 @@ import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
 import { expandRecommendationPaths, InputError, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
 import { makePlan, type Plan } from './plan.js';
-import { clusterVpas, fromVpas, wantsVpa } from '../import/from-vpas.js';
+import { aboutThisRepo, clusterVpas, fromVpas, wantsVpa } from '../import/from-vpas.js';
 import { DEFAULT_IMPORT_OPTIONS, type Skip } from '../import/resources.js';
 
 export interface PlanOptions {
@@ -50,7 +50,9 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
       index.errors.push(read.error);
       recommendations = [];
     } else {
-      ({ recommendations, skips } = fromVpas(read.vpas, index, { ...DEFAULT_IMPORT_OPTIONS, bound: 'target' }));
+      const fromCluster = fromVpas(read.vpas, index, { ...DEFAULT_IMPORT_OPTIONS, bound: 'target' });
+      recommendations = fromCluster.recommendations;
+      skips = fromCluster.skips.filter(aboutThisRepo);
     }
   } else if (options.recommendations.length > 0) {
     const paths = await expandRecommendationPaths(options.recommendations, process.cwd());

@@ -31,6 +31,14 @@ export function fromVpas(vpas: readonly object[], index: RepoIndex, options: Vpa
   return { recommendations, skips };
 }
 
+/**
+ * Whether a skip is this repo's business: the cluster holds VPAs of every team's workloads, and
+ * those another repo (or no Git at all) manages are left out of a plan rather than listed.
+ */
+export function aboutThisRepo(skip: Skip): boolean {
+  return !(skip.reason === 'NotInRepo' && skip.container === undefined);
+}
+
 /** The cluster's VPAs, or a plan error saying why there are none to read (not installed, unreachable). */
 export async function clusterVpas(source: ClusterSource): Promise<{ vpas: object[] } | { error: PlanError }> {
   try {

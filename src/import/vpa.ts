@@ -108,13 +108,13 @@ export function fromVpa(served: object, currentValues: CurrentValues, options: V
   const vpaName = `VerticalPodAutoscaler ${target.namespace}/${String(object(vpa.metadata).name ?? '?')}`;
   const skip = (reason: Skip['reason'], message: string): Imported => ({ skips: [{ target: name, reason, message: `${name}: ${message}` }] });
   // No updateMode means VPA's default, which updates pods (Auto, Recreate in newer releases).
-  const mode = object(object(vpa.spec).updatePolicy).updateMode;
-  if (mode !== 'Off') return skip('UpdatingMode', `${vpaName} has updateMode ${typeof mode === 'string' ? mode : 'unset (VPA updates pods)'}: VPA applies its recommendations itself; kerf takes only VPAs in updateMode Off`);
   if (!(WORKLOAD_KINDS as readonly string[]).includes(target.kind)) return skip('UnsupportedKind', `${vpaName} targets a ${target.kind || 'missing kind'}; kerf rightsizes Deployments, StatefulSets and DaemonSets`);
-  const recommendations = list(object(object(vpa.status).recommendation).containerRecommendations);
-  if (recommendations.length === 0) return skip('NoRecommendation', `${vpaName} has no recommendation yet`);
   const current = currentValues(target);
   if (!current) return skip('NotInRepo', `the repo's manifests do not define it (${vpaName})`);
+  const mode = object(object(vpa.spec).updatePolicy).updateMode;
+  if (mode !== 'Off') return skip('UpdatingMode', `${vpaName} has updateMode ${typeof mode === 'string' ? mode : 'unset (VPA updates pods)'}: VPA applies its recommendations itself; kerf takes only VPAs in updateMode Off`);
+  const recommendations = list(object(object(vpa.status).recommendation).containerRecommendations);
+  if (recommendations.length === 0) return skip('NoRecommendation', `${vpaName} has no recommendation yet`);
   const skips: Skip[] = [];
   const proposals: ContainerRecommendation[] = [];
   for (const recommendation of recommendations) {

@@ -33,6 +33,8 @@ describe('VPAs from the cluster', () => {
     await createVpa(api, { name: 'cart', namespace: 'shop', target: { kind: 'Deployment', name: 'cart' }, updateMode: 'Off', recommendations: [{ containerName: 'app', target: { cpu: '250m', memory: '300Mi' }, lowerBound: { cpu: '100m', memory: '200Mi' }, upperBound: { cpu: '1', memory: '1Gi' }, uncappedTarget: { cpu: '250m', memory: '300Mi' } }] });
     await createVpa(api, { name: 'frontend', namespace: 'shop', target: { kind: 'Deployment', name: 'frontend' }, updateMode: 'Auto', recommendations: [{ containerName: 'web', target: { cpu: '50m' } }] });
     await createVpa(api, { name: 'orders', namespace: 'shop', target: { kind: 'Deployment', name: 'orders' }, updateMode: 'Off' });
+    // Another team's workload: not this repo's business, so not even listed as skipped.
+    await createVpa(api, { name: 'search', namespace: 'catalog', target: { kind: 'Deployment', name: 'search' }, updateMode: 'Auto' });
     const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cluster: kubeClusterSource(api.kubeConfig()) });
     expect(plan.decisions.map((d) => `${d.target.namespace}/${d.target.name}`)).toEqual(['shop/cart']);
     // cart: requests 500m/512Mi, memory limit 1Gi (ratio 2) → 250m, 300Mi and a 600Mi limit, as VPA's admission controller would set.

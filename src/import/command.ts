@@ -8,10 +8,10 @@ import { InputError, loadConfig, scanRepo } from '../gitops/inputs.js';
 import { Quantity, QuantityError } from '../rules/quantity.js';
 import { fromKrr, isKrrResult } from './krr.js';
 import { clusterVpas, fileVpas, fromVpas } from './from-vpas.js';
-import { DEFAULT_IMPORT_OPTIONS, repoValues, skipLines, type ImportOptions, type Skip } from './resources.js';
+import { awaitingData, DEFAULT_IMPORT_OPTIONS, repoValues, skipLines, type ImportOptions, type Skip } from './resources.js';
 import { VPA_BOUNDS, type VpaBound } from './vpa.js';
 import { writeRecommendations, type WriteResult } from './write.js';
-import type { RightsizingRecommendation } from '../model/types.js';
+import type { ObjectRef, RightsizingRecommendation } from '../model/types.js';
 
 export const IMPORT_USAGE = `usage: kerf-gitops import vpa [--from-cluster | --file PATH…] [options]
        kerf-gitops import krr --file PATH [options]
@@ -19,7 +19,8 @@ export const IMPORT_USAGE = `usage: kerf-gitops import vpa [--from-cluster | --f
 Writes one RightsizingRecommendation per workload into the repo, from the recommender a team
 already runs: VPA in updateMode Off (Goldilocks creates those), or krr's \`--formatter json\` output.
 The same input gives the same bytes, so a scheduled import commits nothing when nothing changed;
-files an earlier import wrote for workloads no longer recommended are removed. Skipped, each with
+files an earlier import wrote for workloads no longer recommended are removed (those still waiting
+for data stay). Skipped, each with
 its reason: a VPA without a recommendation yet (NoRecommendation), a VPA in an updating mode
 (UpdatingMode: VPA applies those itself), containers in mode Off (ContainerOff), values within the
 tolerance of the current ones (WithinTolerance), workloads or containers the repo does not define
@@ -112,6 +113,7 @@ export async function runImport(args: string[], cluster: () => ClusterSource): P
   const index = await scanRepo(repo, config);
   let recommendations: RightsizingRecommendation[];
   let skipped: Skip[];
+  let awaiting: ObjectRef[];
   if (recommender === 'vpa') {
     let vpas;
     if (values['from-cluster']) {
@@ -122,17 +124,20 @@ export async function runImport(args: string[], cluster: () => ClusterSource): P
       vpas = await fileVpas(files).catch((error: unknown) => {
         throw new InputError(`cannot read VPAs: ${(error as Error).message}`);
       });
+      // A wrong file must not empty the folder: files name VPAs, or the import stops.
+      if (vpas.length === 0) throw new InputError(`no autoscaling.k8s.io VerticalPodAutoscaler in ${values.file.join(', ')}`);
     }
-    ({ recommendations, skips: skipped } = fromVpas(vpas, index, { ...options, bound: values.bound as VpaBound }));
+    ({ recommendations, skips: skipped, awaiting } = fromVpas(vpas, index, { ...options, bound: values.bound as VpaBound }));
   } else {
     const result = await readJson(files[0] as string);
     if (!isKrrResult(result)) throw new InputError(`${files[0]} is not krr's JSON result (no scans and strategy); run krr with --formatter json`);
     const imported = fromKrr(result, repoValues(index), options);
     recommendations = imported.flatMap((one) => (one.recommendation ? [one.recommendation] : []));
     skipped = imported.flatMap((one) => one.skips);
+    awaiting = awaitingData(imported);
   }
   const out = values.out === undefined ? resolve(repo, 'recommendations', recommender) : resolve(values.out);
-  const written = await writeRecommendations(out, recommender, recommendations);
+  const written = await writeRecommendations(out, recommender, recommendations, awaiting);
   const inside = relative(process.cwd(), out);
   const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? out : inside.split(sep).join('/');
   return { out: shown, ...written, skipped, output: values.output };

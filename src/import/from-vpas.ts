@@ -1,11 +1,11 @@
 // VPAs read from the cluster or from files, as recommendations for the workloads the repo defines.
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import type { PlanError, RightsizingRecommendation } from '../model/types.js';
+import type { ObjectRef, PlanError, RightsizingRecommendation } from '../model/types.js';
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { ClusterError } from '../cluster/cluster-port.js';
 import type { RepoIndex } from '../manifests/scan.js';
-import { repoValues, type Skip } from './resources.js';
+import { awaitingData, repoValues, type Skip } from './resources.js';
 import { fromVpa, vpasIn, type VpaImportOptions } from './vpa.js';
 
 /** The `--recommendations` value that decides on the cluster's VPAs, without files. */
@@ -18,6 +18,8 @@ export function wantsVpa(recommendations: readonly string[]): boolean {
 export interface FromVpas {
   recommendations: RightsizingRecommendation[];
   skips: Skip[];
+  /** Workloads whose VPA has no recommendation yet. */
+  awaiting: ObjectRef[];
 }
 
 /** Every VPA's recommendation and skips, in the order of their targets (the output is stable). */
@@ -28,7 +30,7 @@ export function fromVpas(vpas: readonly object[], index: RepoIndex, options: Vpa
   const key = (r: RightsizingRecommendation) => `${r.namespace}/${r.targetRef.kind}/${r.targetRef.name}`;
   recommendations.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const skips = results.flatMap((result) => result.skips).sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
-  return { recommendations, skips };
+  return { recommendations, skips, awaiting: awaitingData(results) };
 }
 
 /**

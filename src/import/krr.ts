@@ -5,7 +5,7 @@
 import type { ContainerRecommendation, ObjectRef, RecommendationSource } from '../model/types.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
 import { DATE_TIME } from '../model/validate.js';
-import { assemble, quantityOf, RESOURCES, roundUp, targetName, type CurrentValues, type Imported, type ImportOptions, type Skip } from './resources.js';
+import { assemble, quantityOf, RESOURCES, roundUp, skipOf, targetName, type CurrentValues, type Imported, type ImportOptions, type Skip } from './resources.js';
 
 type Json = Record<string, unknown>;
 const object = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
@@ -37,7 +37,7 @@ function provenance(result: Json, scans: readonly Json[]): RecommendationSource 
   };
 }
 
-function proposal(scan: Json, options: ImportOptions, target: string): ContainerRecommendation | Skip {
+function proposal(scan: Json, options: ImportOptions, target: ObjectRef): ContainerRecommendation | Skip {
   const name = String(object(scan.object).container ?? '');
   const recommended = object(scan.recommended);
   const result: ContainerRecommendation = { name, requests: {}, limits: {} };
@@ -53,11 +53,11 @@ function proposal(scan: Json, options: ImportOptions, target: string): Container
         continue;
       }
       const quantity = quantityOf(value);
-      if (!quantity) return { target, container: name, reason: 'InvalidRecommendation', message: `${target}: container ${name}: krr's ${field}.${resource} ${JSON.stringify(value)} is not a quantity` };
+      if (!quantity) return skipOf(target, 'InvalidRecommendation', `container ${name}: krr's ${field}.${resource} ${JSON.stringify(value)} is not a quantity`, name);
       result[field][resource] = roundUp(quantity, options.round[resource]).toString();
     }
   }
-  if (Object.keys(result.requests).length === 0) return { target, container: name, reason: 'NoRecommendation', message: `${target}: krr has no request recommendation for container ${name} yet (not enough data)` };
+  if (Object.keys(result.requests).length === 0) return skipOf(target, 'NoRecommendation', `krr has no request recommendation for container ${name} yet (not enough data)`, name);
   return result;
 }
 
@@ -77,14 +77,14 @@ export function fromKrr(result: unknown, currentValues: CurrentValues, options: 
   const source = provenance(json, scans);
   return [...byWorkload.keys()].sort().map((key): Imported => {
     const { target, scans: workloadScans } = byWorkload.get(key) as { target: ObjectRef; scans: Json[] };
-    const skip = (reason: Skip['reason'], message: string): Imported => ({ skips: [{ target: key, reason, message: `${key}: ${message}` }] });
+    const skip = (reason: Skip['reason'], message: string): Imported => ({ skips: [skipOf(target, reason, message)] });
     if (!(WORKLOAD_KINDS as readonly string[]).includes(target.kind)) return skip('UnsupportedKind', `krr scanned a ${target.kind || 'missing kind'}; kerf rightsizes Deployments, StatefulSets and DaemonSets`);
     const current = currentValues(target);
     if (!current) return skip('NotInRepo', "the repo's manifests do not define it");
     const skips: Skip[] = [];
     const proposals: ContainerRecommendation[] = [];
     for (const scan of workloadScans) {
-      const made = proposal(scan, options, key);
+      const made = proposal(scan, options, target);
       if ('reason' in made) skips.push(made);
       else proposals.push(made);
     }

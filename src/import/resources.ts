@@ -26,6 +26,8 @@ export type SkipReason =
 export interface Skip {
   /** `namespace/Kind/name` of the workload. */
   target: string;
+  /** The workload, for the files of an import. */
+  ref: ObjectRef;
   container?: string;
   reason: SkipReason;
   message: string;
@@ -71,6 +73,12 @@ export function skipLines(heading: string, skips: readonly Skip[]): string[] {
 
 export function targetName(target: ObjectRef): string {
   return `${target.namespace}/${target.kind}/${target.name}`;
+}
+
+/** A skip of a workload, or of one of its containers; the message starts with the workload. */
+export function skipOf(ref: ObjectRef, reason: SkipReason, message: string, container?: string): Skip {
+  const target = targetName(ref);
+  return { target, ref: { namespace: ref.namespace, kind: ref.kind, name: ref.name }, ...(container !== undefined && { container }), reason, message: `${target}: ${message}` };
 }
 
 /** A quantity, or undefined for text Kubernetes would not accept. */
@@ -120,6 +128,14 @@ export function withoutNoise(container: ContainerRecommendation, current: Curren
   return { name: container.name, requests: keep(container.requests, current.requests), limits: keep(container.limits, current.limits) };
 }
 
+/**
+ * The workloads whose recommender has nothing for them yet (and nothing else): an import leaves
+ * their earlier files standing rather than deleting a recommendation for want of data.
+ */
+export function awaitingData(imported: readonly Imported[]): ObjectRef[] {
+  return imported.filter((one) => !one.recommendation && one.skips.length > 0 && one.skips.every((skip) => skip.reason === 'NoRecommendation')).map((one) => one.skips[0]?.ref as ObjectRef);
+}
+
 export function isEmpty(container: ContainerRecommendation): boolean {
   return Object.keys(container.requests).length === 0 && Object.keys(container.limits).length === 0;
 }
@@ -137,17 +153,16 @@ export function assemble(
   options: ImportOptions,
   skips: Skip[],
 ): Imported {
-  const name = targetName(target);
   const containers: ContainerRecommendation[] = [];
   for (const proposal of [...proposals].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const now = current.find((container) => container.name === proposal.name);
     if (!now) {
-      skips.push({ target: name, container: proposal.name, reason: 'NotInRepo', message: `${name}: the repo's manifests have no container ${proposal.name}` });
+      skips.push(skipOf(target, 'NotInRepo', `the repo's manifests have no container ${proposal.name}`, proposal.name));
       continue;
     }
     const kept = withoutNoise(proposal, now, options.tolerancePercent);
     if (isEmpty(kept)) {
-      if (!isEmpty(proposal)) skips.push({ target: name, container: proposal.name, reason: 'WithinTolerance', message: `${name}: container ${proposal.name} is within ${options.tolerancePercent}% of its current values` });
+      if (!isEmpty(proposal)) skips.push(skipOf(target, 'WithinTolerance', `container ${proposal.name} is within ${options.tolerancePercent}% of its current values`, proposal.name));
       continue;
     }
     containers.push(kept);

@@ -10,7 +10,7 @@ import {
   quantityOf,
   RESOURCES,
   roundUp,
-  targetName,
+  skipOf,
   type CurrentContainer,
   type CurrentValues,
   type Imported,
@@ -62,9 +62,9 @@ function containerProposal(
   policy: Json,
   current: CurrentContainer | undefined,
   options: VpaImportOptions,
-  target: string,
+  target: ObjectRef,
 ): ContainerRecommendation | Skip {
-  if (policy.mode === 'Off') return { target, container: name, reason: 'ContainerOff', message: `${target}: container ${name} has mode Off in the VPA's resourcePolicy` };
+  if (policy.mode === 'Off') return skipOf(target, 'ContainerOff', `container ${name} has mode Off in the VPA's resourcePolicy`, name);
   const bound = object(recommendation[options.bound]);
   const controlled = Array.isArray(policy.controlledResources) ? policy.controlledResources : RESOURCES;
   const scalesLimits = policy.controlledValues !== 'RequestsOnly';
@@ -74,7 +74,7 @@ function containerProposal(
   for (const resource of RESOURCES) {
     if (!controlled.includes(resource) || bound[resource] === undefined) continue;
     const value = quantityOf(bound[resource]);
-    if (!value) return { target, container: name, reason: 'InvalidRecommendation', message: `${target}: container ${name}: ${options.bound}.${resource} ${JSON.stringify(bound[resource])} is not a quantity` };
+    if (!value) return skipOf(target, 'InvalidRecommendation', `container ${name}: ${options.bound}.${resource} ${JSON.stringify(bound[resource])} is not a quantity`, name);
     const currentLimit = quantityOf(current?.limits[resource]);
     let request = clamp(roundUp(value, options.round[resource]), quantityOf(min[resource]), quantityOf(max[resource]));
     // Under RequestsOnly VPA caps the request at the container's limit: a request above it is invalid.
@@ -104,9 +104,8 @@ export function vpaTarget(vpa: Json): ObjectRef & { apiVersion?: string } {
 export function fromVpa(served: object, currentValues: CurrentValues, options: VpaImportOptions): Imported {
   const vpa = served as Json;
   const target = vpaTarget(vpa);
-  const name = targetName(target);
   const vpaName = `VerticalPodAutoscaler ${target.namespace}/${String(object(vpa.metadata).name ?? '?')}`;
-  const skip = (reason: Skip['reason'], message: string): Imported => ({ skips: [{ target: name, reason, message: `${name}: ${message}` }] });
+  const skip = (reason: Skip['reason'], message: string): Imported => ({ skips: [skipOf(target, reason, message)] });
   // No updateMode means VPA's default, which updates pods (Auto, Recreate in newer releases).
   if (!(WORKLOAD_KINDS as readonly string[]).includes(target.kind)) return skip('UnsupportedKind', `${vpaName} targets a ${target.kind || 'missing kind'}; kerf rightsizes Deployments, StatefulSets and DaemonSets`);
   const current = currentValues(target);
@@ -119,7 +118,7 @@ export function fromVpa(served: object, currentValues: CurrentValues, options: V
   const proposals: ContainerRecommendation[] = [];
   for (const recommendation of recommendations) {
     const container = String(recommendation.containerName ?? '');
-    const result = containerProposal(container, recommendation, containerPolicy(vpa, container), current.find((c) => c.name === container), options, name);
+    const result = containerProposal(container, recommendation, containerPolicy(vpa, container), current.find((c) => c.name === container), options, target);
     if ('reason' in result) skips.push(result);
     else proposals.push(result);
   }

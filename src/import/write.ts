@@ -5,7 +5,7 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { stringify } from 'yaml';
-import type { RightsizingRecommendation } from '../model/types.js';
+import type { ObjectRef, RightsizingRecommendation } from '../model/types.js';
 import { API_VERSION } from '../model/validate.js';
 import { writeFileAtomic } from '../manifests/atomic-write.js';
 
@@ -14,9 +14,8 @@ function header(recommender: string): string {
 }
 
 /** `<namespace>/<kind>-<name>.yaml` under the output folder. */
-export function recommendationPath(recommendation: RightsizingRecommendation): string {
-  const { namespace, targetRef } = recommendation;
-  return `${namespace}/${targetRef.kind.toLowerCase()}-${targetRef.name}.yaml`;
+export function recommendationPath(target: ObjectRef): string {
+  return `${target.namespace}/${target.kind.toLowerCase()}-${target.name}.yaml`;
 }
 
 /** The file's text, headed by the import that wrote it: keys in a fixed order, quantities as strings. */
@@ -57,10 +56,20 @@ export interface WriteResult {
   removed: string[];
 }
 
-/** Writes the files of `import <recommender>` into `outDir`, and removes that import's files it no longer writes. */
-export async function writeRecommendations(outDir: string, recommender: string, recommendations: readonly RightsizingRecommendation[]): Promise<WriteResult> {
+/**
+ * Writes the files of `import <recommender>` into `outDir`, and removes that import's files it no
+ * longer writes, but those of `kept` workloads (a recommender without data for them yet: its last
+ * recommendation stands until it has a new one).
+ */
+export async function writeRecommendations(
+  outDir: string,
+  recommender: string,
+  recommendations: readonly RightsizingRecommendation[],
+  kept: readonly ObjectRef[] = [],
+): Promise<WriteResult> {
   const result: WriteResult = { written: [], unchanged: [], removed: [] };
-  const wanted = new Map(recommendations.map((recommendation) => [recommendationPath(recommendation), renderRecommendation(recommendation, recommender)]));
+  const wanted = new Map(recommendations.map((r) => [recommendationPath({ namespace: r.namespace, ...r.targetRef }), renderRecommendation(r, recommender)]));
+  const standing = new Set(kept.map(recommendationPath));
   await mkdir(outDir, { recursive: true });
   for (const [path, content] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const existing = await readFile(join(outDir, path), 'utf8').catch(() => undefined);
@@ -75,7 +84,7 @@ export async function writeRecommendations(outDir: string, recommender: string, 
   const ours = `${header(recommender)}\n`;
   for (const file of (await yamlFiles(outDir)).sort()) {
     const path = relative(outDir, file).split(sep).join('/');
-    if (wanted.has(path)) continue;
+    if (wanted.has(path) || standing.has(path)) continue;
     if (!(await readFile(file, 'utf8')).startsWith(ours)) continue;
     await rm(file);
     result.removed.push(path);

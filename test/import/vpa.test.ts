@@ -154,7 +154,7 @@ describe('fromVpa', () => {
   ])('skips a VPA in an updating mode: %s', (_, updateMode) => {
     const { recommendation, skips } = fromVpa(vpa({ updateMode, recommendations: [app({ cpu: '25m' })] }), current({ cpu: '1' }), OPTIONS);
     expect(recommendation).toBeUndefined();
-    expect(skips).toEqual([{ target: 'shop/Deployment/cart', reason: 'UpdatingMode', message: expect.stringContaining('VPA applies its recommendations itself') }]);
+    expect(skips).toEqual([{ target: 'shop/Deployment/cart', ref: { namespace: 'shop', kind: 'Deployment', name: 'cart' }, reason: 'UpdatingMode', message: expect.stringContaining('VPA applies its recommendations itself') }]);
   });
 
   it('skips a VPA without a recommendation yet, a workload not in the repo, and a kind kerf does not edit', () => {

@@ -76,6 +76,9 @@ describe('kerf-gitops import', () => {
     expect(missing).toMatchObject({ code: 2, stderr: 'kerf-gitops: import vpa needs either --from-cluster or --file PATH\n' });
     const unknown = await kerf(['import', 'goldilocks']);
     expect(unknown.code).toBe(2);
+    // A file without VPAs stops the import rather than emptying the folder.
+    const wrong = await kerf(['import', 'vpa', '--file', KRR, '--repo', repo]);
+    expect(wrong).toMatchObject({ code: 2, stderr: `kerf-gitops: no autoscaling.k8s.io VerticalPodAutoscaler in ${KRR}\n` });
   });
 
   it('krr: one file per workload, the skips with reasons, and the same bytes on the next run', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kubeClusterSource } from '../../src/cluster/cluster-reader.js';
 import { runPlan } from '../../src/gitops/run-plan.js';
+import { renderPlanTable } from '../../src/gitops/plan-table.js';
 import { clusterVpas } from '../../src/import/from-vpas.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { failure } from '../standins/kube/expect-status.js';
@@ -44,6 +45,11 @@ describe('VPAs from the cluster', () => {
       { field: 'limits.memory', from: '1Gi', to: '600Mi' },
     ]);
     expect(plan.skipped?.map((skip) => `${skip.target} ${skip.reason}`)).toEqual(['shop/Deployment/frontend UpdatingMode', 'shop/Deployment/orders NoRecommendation']);
+    expect(renderPlanTable(plan)).toContain(`
+Skipped VPA recommendations (2):
+  - UpdatingMode: shop/Deployment/frontend: VerticalPodAutoscaler shop/frontend has updateMode Auto: VPA applies its recommendations itself; kerf takes only VPAs in updateMode Off
+  - NoRecommendation: shop/Deployment/orders: VerticalPodAutoscaler shop/orders has no recommendation yet
+`);
   });
 
   it('a cluster without VPA installed is a plan error with its code, and nothing is recommended', async () => {

@@ -121,9 +121,7 @@ export async function runImport(args: string[], cluster: () => ClusterSource): P
       if ('error' in read) throw new InputError(read.error.message);
       vpas = read.vpas;
     } else {
-      vpas = await fileVpas(files).catch((error: unknown) => {
-        throw new InputError(`cannot read VPAs: ${(error as Error).message}`);
-      });
+      vpas = await fileVpas(files);
       // A wrong file must not empty the folder: files name VPAs, or the import stops.
       if (vpas.length === 0) throw new InputError(`no autoscaling.k8s.io VerticalPodAutoscaler in ${values.file.join(', ')}`);
     }

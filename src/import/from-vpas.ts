@@ -1,10 +1,10 @@
 // VPAs read from the cluster or from files, as recommendations for the workloads the repo defines.
 import { readFile } from 'node:fs/promises';
-import { parseAllDocuments } from 'yaml';
 import type { ObjectRef, PlanError, RightsizingRecommendation } from '../model/types.js';
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { ClusterError } from '../cluster/cluster-port.js';
-import type { RepoIndex } from '../manifests/scan.js';
+import { parseFile, type RepoIndex } from '../manifests/scan.js';
+import { InputError } from '../gitops/inputs.js';
 import { awaitingData, repoValues, type Skip } from './resources.js';
 import { fromVpa, vpasIn, type VpaImportOptions } from './vpa.js';
 
@@ -59,14 +59,20 @@ export async function clusterVpas(source: ClusterSource): Promise<{ vpas: object
   }
 }
 
-/** VPAs from YAML or JSON files: single objects, several documents, or the List `kubectl get vpa -A -o yaml` prints. */
+/**
+ * VPAs from YAML or JSON files: single objects, several documents, or the List `kubectl get vpa -A
+ * -o yaml` prints. A file that does not parse stops the import (its VPAs would look deleted).
+ */
 export async function fileVpas(paths: readonly string[]): Promise<object[]> {
   const vpas: object[] = [];
   for (const path of paths) {
-    const documents = parseAllDocuments(await readFile(path, 'utf8'));
-    const broken = documents.flatMap((document) => document.errors);
-    if (broken.length > 0) throw new SyntaxError(`${path}: ${broken[0]?.message ?? 'not YAML'}`);
-    vpas.push(...vpasIn(documents.map((document) => document.toJS() as unknown)));
+    const text = await readFile(path, 'utf8').catch((error: unknown) => {
+      throw new InputError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    });
+    const errors: PlanError[] = [];
+    const { documents } = parseFile(path, text, errors);
+    if (errors.length > 0) throw new InputError(errors.map((error) => error.message).join('; '));
+    vpas.push(...vpasIn(documents));
   }
   return vpas;
 }

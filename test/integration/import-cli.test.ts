@@ -79,6 +79,11 @@ describe('kerf-gitops import', () => {
     // A file without VPAs stops the import rather than emptying the folder.
     const wrong = await kerf(['import', 'vpa', '--file', KRR, '--repo', repo]);
     expect(wrong).toMatchObject({ code: 2, stderr: `kerf-gitops: no autoscaling.k8s.io VerticalPodAutoscaler in ${KRR}\n` });
+    const broken = join(work, 'broken.yaml');
+    await writeFile(broken, 'apiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nspec: {targetRef: [\n');
+    const unparsable = await kerf(['import', 'vpa', '--file', broken, '--repo', repo]);
+    expect(unparsable.code).toBe(2);
+    expect(unparsable.stderr).toMatch(new RegExp(`^kerf-gitops: ${broken.replace(/[.]/g, '\\.')}:\\d+: Flow sequence`));
   });
 
   it('krr: one file per workload, the skips with reasons, and the same bytes on the next run', async () => {

@@ -44,16 +44,13 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
     }
   } else if (wantsVpa(options.recommendations)) {
     if (!options.cluster) throw new InputError('--recommendations vpa needs a cluster: KUBECONFIG or an in-cluster service account');
-    // Without a VPA to read, nothing is recommended: kerf never guesses from files it was told not to use.
+    // VPAs that cannot be read stop the run: planned without them, every open PR would look
+    // unwanted and be closed, and files it was told not to use are no stand-in.
     const read = await clusterVpas(options.cluster);
-    if ('error' in read) {
-      index.errors.push(read.error);
-      recommendations = [];
-    } else {
-      const fromCluster = fromVpas(read.vpas, index, { ...DEFAULT_IMPORT_OPTIONS, bound: 'target' });
-      recommendations = fromCluster.recommendations;
-      skips = fromCluster.skips.filter(aboutThisRepo);
-    }
+    if ('error' in read) throw new InputError(read.error.message);
+    const fromCluster = fromVpas(read.vpas, index, { ...DEFAULT_IMPORT_OPTIONS, bound: 'target' });
+    recommendations = fromCluster.recommendations;
+    skips = fromCluster.skips.filter(aboutThisRepo);
   } else if (options.recommendations.length > 0) {
     const paths = await expandRecommendationPaths(options.recommendations, process.cwd());
     const loaded = await loadRecommendationFiles(paths, options.repo);

@@ -41,7 +41,7 @@ export function aboutThisRepo(skip: Skip): boolean {
   return !(skip.reason === 'NotInRepo' && skip.container === undefined);
 }
 
-/** The cluster's VPAs, or a plan error saying why there are none to read (not installed, unreachable). */
+/** The cluster's VPAs, or the error saying why there are none to read (not installed, unreachable). */
 export async function clusterVpas(source: ClusterSource): Promise<{ vpas: object[] } | { error: PlanError }> {
   try {
     return { vpas: await source.verticalPodAutoscalers() };

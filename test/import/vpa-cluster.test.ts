@@ -6,6 +6,7 @@ import { kubeClusterSource } from '../../src/cluster/cluster-reader.js';
 import { runPlan } from '../../src/gitops/run-plan.js';
 import { renderPlanTable } from '../../src/gitops/plan-table.js';
 import { clusterVpas } from '../../src/import/from-vpas.js';
+import { InputError } from '../../src/gitops/inputs.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { failure } from '../standins/kube/expect-status.js';
 import { createVpa, ensureNamespace, startKubeApiWithVpa } from './vpa-cluster.js';
@@ -52,12 +53,12 @@ Skipped VPA recommendations (2):
 `);
   });
 
-  it('a cluster without VPA installed is a plan error with its code, and nothing is recommended', async () => {
+  it('a cluster without VPA installed stops the run (planned without VPAs, every open PR would look unwanted)', async () => {
     api = await startKubeApi();
     const source = kubeClusterSource(api.kubeConfig());
     expect(await clusterVpas(source)).toEqual({ error: expect.objectContaining({ code: 'VpaNotInstalled' }) });
-    const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cluster: source });
-    expect(plan.decisions).toEqual([]);
-    expect(plan.errors.map((error) => error.code)).toContain('VpaNotInstalled');
+    await expect(runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cluster: source })).rejects.toThrow(
+      new InputError(`the cluster at ${source.server} serves no autoscaling.k8s.io/v1 VerticalPodAutoscalers: install the VPA recommender (its CRDs) first`),
+    );
   });
 });

@@ -194,4 +194,22 @@ describe('the bundled Action with recommendations: vpa', () => {
     expect(run.summary).toContain('### Skipped VPA recommendations (1)\n\n- `UpdatingMode` shop/Deployment/cart: VerticalPodAutoscaler shop/cart has updateMode InPlaceOrRecreate: VPA applies its recommendations itself');
     expect(printed(run)).not.toContain(KUBE_TOKEN);
   });
+
+  it('a cluster without VPA fails the step and leaves the open PRs alone: planned without VPAs, every one would look unwanted', async () => {
+    h = await startHarness(git, { files: CLOCK_FREE_POLICIES });
+    api = await startKubeApiWithVpa();
+    await createVpa(api, { name: 'checkout', namespace: 'shop', target: { kind: 'Deployment', name: 'checkout' }, updateMode: 'Off', recommendations: [{ containerName: 'app', target: { cpu: '600m', memory: '640Mi' } }] });
+    expect((await step(h, { recommendations: 'vpa', kubeconfig: await readFile(api.kubeconfigPath, 'utf8') })).outputs.opened).toBe('1');
+    const withoutVpa = await startKubeApi();
+    try {
+      const writes = h.gh.writeRequests().length;
+      const run = await step(h, { recommendations: 'vpa', kubeconfig: await readFile(withoutVpa.kubeconfigPath, 'utf8') });
+      expect(run.code).toBe(1);
+      expect(run.annotations).toEqual([{ level: 'error', properties: {}, message: expect.stringMatching(/^the cluster at http:\/\/127\.0\.0\.1:\d+ serves no autoscaling\.k8s\.io\/v1 VerticalPodAutoscalers: install the VPA recommender/) }]);
+      expect(h.gh.writeRequests()).toHaveLength(writes);
+      expect(h.gh.state.prs.map((pr) => [pr.head, pr.state])).toEqual([['kerf/shop/deployment/checkout', 'open']]);
+    } finally {
+      await withoutVpa.close();
+    }
+  });
 });

@@ -13,6 +13,8 @@ import { clusterFromEnvironment, type ClusterConnection } from './cluster/enviro
 import { wantsCluster } from './gitops/cluster-source.js';
 import { runStatusCommand } from './gitops/status-command.js';
 import { VERSION } from './version.js';
+import { IMPORT_USAGE, renderImport, runImport } from './import/command.js';
+import { wantsVpa } from './import/from-vpas.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
 
@@ -28,13 +30,16 @@ commands:
            (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none);
            with --recommendations cluster it also writes each recommendation's status, marks merged
            and synced changes Applied, watches their health and opens a revert PR on a breach
+  import     vpa|krr: write RightsizingRecommendations from VPA (Off mode, Goldilocks) or krr's JSON
+             (kerf-gitops import --help)
   status     every recommendation's phase, strategy, reason, PR, applied at and health, from the
              cluster (KUBECONFIG or in-cluster; --output table|json)
 
 options:
   --repo DIR                 the Git repo of manifests (default: .)
   --recommendations PATH     files, directories or globs (repeatable; default: those in the repo);
-                             "cluster" reads them, with their status and live facts, from the cluster
+                             "cluster" reads them, with their status and live facts, from the cluster;
+                             "vpa" decides on the cluster's VerticalPodAutoscalers in updateMode Off
   --config FILE              reconciler config (default: <repo>/.kerf/config.yaml)
   --now RFC3339              judge windows at this time (default: the clock)
   --output table|json        (default: table)
@@ -115,7 +120,7 @@ export function parseCommandOptions(
     now: parseNow(typeof now === 'string' ? now : undefined),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
-    ...(wantsCluster(recommendations) && { cluster: clusterFromEnvironment() }),
+    ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment() }),
     extra,
   };
 }
@@ -230,6 +235,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
       case 'helper':
         return await helperCommand(rest);
+      case 'import': {
+        if (rest.length === 0 || rest.some((arg) => arg === '--help' || arg === '-h')) {
+          process.stdout.write(IMPORT_USAGE);
+          return rest.length === 0 ? 2 : 0;
+        }
+        const { output, ...report } = await runImport(rest, clusterFromEnvironment);
+        process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderImport(report));
+        return 0;
+      }
       case 'status': {
         const options = parseCommandOptions(rest, env);
         return await runStatusCommand(options.cluster ?? clusterFromEnvironment(), options.output, options.now, process.stdout, process.stderr);

@@ -30,6 +30,7 @@ export function clusterFromEnvironment(): ClusterConnection {
     },
     read: async () => (await connect()).source.read(),
     recommendations: async () => (await connect()).source.recommendations(),
+    verticalPodAutoscalers: async () => (await connect()).source.verticalPodAutoscalers(),
     port: async () => (await connect()).port,
   };
 }

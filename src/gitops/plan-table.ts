@@ -1,4 +1,5 @@
 // The plan as a table for people: one row per decision, then the errors.
+import { skipLines } from '../import/resources.js';
 import type { Change, Decision } from '../model/types.js';
 import type { Plan } from './plan.js';
 
@@ -41,5 +42,6 @@ export function renderPlanTable(plan: Plan): string {
   if (plan.errors.length > 0) {
     out.push('', `Errors (${plan.errors.length}):`, ...plan.errors.map((error) => `  - ${error.message}`));
   }
+  out.push(...skipLines('Skipped VPA recommendations', plan.skipped ?? []));
   return `${out.join('\n')}\n`;
 }

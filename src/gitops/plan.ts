@@ -1,4 +1,5 @@
 // The plan: every recommendation → one decision, with the errors met on the way.
+import type { Skip } from '../import/resources.js';
 import type {
   Decision,
   KerfConfig,
@@ -17,6 +18,8 @@ export interface Plan {
   now: string;
   decisions: Decision[];
   errors: PlanError[];
+  /** With `--recommendations vpa`: what the VPAs said that was not turned into a recommendation, and why. */
+  skipped?: Skip[];
 }
 
 export interface PlanInput {

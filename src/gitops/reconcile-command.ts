@@ -5,6 +5,7 @@ import type { GroupBy } from '../model/types.js';
 import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
 import type { Logger } from '../logger.js';
 import { wantsCluster } from './cluster-source.js';
+import { wantsVpa } from '../import/from-vpas.js';
 import { InputError } from './inputs.js';
 import { connectLoop } from './loop.js';
 import type { PlanOptions } from './run-plan.js';
@@ -53,7 +54,7 @@ export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof
 
 /** What a reconcile run works with, built from its environment by the CLI and the Action alike. */
 export interface ReconcileSetup {
-  /** The cluster the run reads and writes (`--recommendations cluster`): the one given, or KUBECONFIG's / in-cluster. */
+  /** The cluster the run reads and writes (`--recommendations cluster`) or reads VPAs from (`vpa`): the one given, or KUBECONFIG's / in-cluster. */
   cluster?: ClusterConnection;
   ports: Pick<ReconcilePorts, 'git' | 'github' | 'secrets' | 'afterRun'>;
 }
@@ -69,7 +70,7 @@ export async function reconcilePorts(
   env: NodeJS.ProcessEnv,
   log?: Logger,
 ): Promise<ReconcileSetup> {
-  const cluster = options.cluster ?? (wantsCluster(options.recommendations) ? clusterFromEnvironment() : undefined);
+  const cluster = options.cluster ?? (wantsCluster(options.recommendations) || wantsVpa(options.recommendations) ? clusterFromEnvironment() : undefined);
   const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
   const setup = (ports: ReconcileSetup['ports']): ReconcileSetup => ({ ...(cluster && { cluster }), ports });
   if (options.dryRun) return setup({ secrets });
@@ -86,7 +87,8 @@ export async function reconcilePorts(
   const port = createGitHub({ ...github, ...(log && { log }) });
   // A cluster whose configuration cannot even be loaded fails the plan's read with the same error
   // (one connection, remembered), which the plan reports: the run goes on with Git alone, no loop.
-  if (!cluster || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
+  // The loop writes RightsizingRecommendations' status: VPAs have none, so `--recommendations vpa` only reads.
+  if (!cluster || !wantsCluster(options.recommendations) || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
   const afterRun = await connectLoop({ cluster, ports: { git, github: port }, repo: options.repo, identity: hostname(), ...(log && { log }) });
   return setup({ git, github: port, secrets, afterRun });
 }

@@ -7,6 +7,7 @@ import type {
   KerfConfig,
   LabelSelector,
   PlanError,
+  RecommendationSource,
   RecommendationStatus,
   RightsizingPolicy,
   RightsizingRecommendation,
@@ -216,6 +217,38 @@ function recommendationStatus(problems: Problems, doc: Json): RecommendationStat
   return result;
 }
 
+/** A Go duration as `time.ParseDuration` reads it (`168h`, `1h30m`, `90s`). */
+const GO_DURATION = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
+/** RFC 3339 date-time, the CRD's `format: date-time`. */
+export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** `spec.source`, the provenance: display only, so an invalid one is reported and left out, never guessed. */
+function recommendationSource(problems: Problems, spec: Json): RecommendationSource | undefined {
+  if (spec.source === undefined || spec.source === null) return undefined;
+  const before = problems.errors.length;
+  const source = problems.mapping(spec, 'source', 'spec.source');
+  problems.unknownKeys(source, ['recommender', 'bound', 'percentile', 'sampleWindow', 'generatedAt'], 'spec.source');
+  const recommender = problems.string(source, 'recommender', 'spec.source.recommender');
+  if (!recommender) problems.add('spec.source.recommender', 'is required');
+  const bound = problems.string(source, 'bound', 'spec.source.bound');
+  const percentile = source.percentile;
+  if (percentile !== undefined && (typeof percentile !== 'number' || percentile < 0 || percentile > 100)) {
+    problems.add('spec.source.percentile', `must be a number from 0 to 100, got ${JSON.stringify(percentile)}`);
+  }
+  const sampleWindow = problems.string(source, 'sampleWindow', 'spec.source.sampleWindow');
+  if (sampleWindow !== undefined && !GO_DURATION.test(sampleWindow)) problems.add('spec.source.sampleWindow', `must be a Go duration such as 168h, got ${JSON.stringify(sampleWindow)}`);
+  const generated = problems.string(source, 'generatedAt', 'spec.source.generatedAt');
+  if (generated !== undefined && !DATE_TIME.test(generated)) problems.add('spec.source.generatedAt', `must be an RFC 3339 date-time, got ${JSON.stringify(generated)}`);
+  if (problems.errors.length > before || !recommender) return undefined;
+  return {
+    recommender,
+    ...(bound !== undefined && { bound }),
+    ...(typeof percentile === 'number' && { percentile }),
+    ...(sampleWindow !== undefined && { sampleWindow }),
+    ...(generated !== undefined && { generatedAt: generated }),
+  };
+}
+
 export function validateRecommendation(
   doc: Json,
   source: SourceLocation,
@@ -247,6 +280,7 @@ export function validateRecommendation(
       });
     });
   }
+  const provenance = recommendationSource(problems, spec);
   const status = recommendationStatus(problems, doc);
   if (!name || !kind || !targetName) return { errors: problems.errors };
   const apiVersion = problems.string(targetRef, 'apiVersion', 'spec.targetRef.apiVersion');
@@ -256,6 +290,7 @@ export function validateRecommendation(
       namespace: typeof meta.namespace === 'string' ? meta.namespace : 'default',
       targetRef: { ...(apiVersion && { apiVersion }), kind, name: targetName },
       containers,
+      ...(provenance && { provenance }),
       status,
       source,
     },

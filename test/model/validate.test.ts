@@ -60,7 +60,37 @@ status: {phase: Pending, strategy: rollout, configuredStrategy: in-place, reason
     });
   });
 
+  it('reads spec.source as the provenance', () => {
+    const { recommendation, errors } = validateRecommendation(
+      parse(`metadata: {name: cart, namespace: shop}
+spec:
+  targetRef: {kind: Deployment, name: cart}
+  source: {recommender: vpa, bound: target, percentile: 90, sampleWindow: 192h, generatedAt: 2026-12-01T08:00:00Z}
+  containers: [{name: app, requests: {cpu: 250m}}]`),
+      source,
+    );
+    expect(errors).toEqual([]);
+    expect(recommendation?.provenance).toEqual({ recommender: 'vpa', bound: 'target', percentile: 90, sampleWindow: '192h', generatedAt: '2026-12-01T08:00:00Z' });
+  });
+
+  it('leaves an invalid spec.source out, with an error naming the field, and still reads the rest', () => {
+    const { recommendation, errors } = validateRecommendation(
+      parse(`metadata: {name: cart, namespace: shop}
+spec:
+  targetRef: {kind: Deployment, name: cart}
+  source: {bound: target, percentile: 150}
+  containers: [{name: app, requests: {cpu: 250m}}]`),
+      source,
+    );
+    expect(errors.map((e) => e.field)).toEqual(['spec.source.recommender', 'spec.source.percentile']);
+    expect(recommendation?.provenance).toBeUndefined();
+    expect(recommendation?.containers).toHaveLength(1);
+  });
+
   it.each([
+    ['spec: {targetRef: {kind: Deployment, name: x}, source: {recommender: krr, sampleWindow: 2w}, containers: [{name: a}]}', 'spec.source.sampleWindow'],
+    ['spec: {targetRef: {kind: Deployment, name: x}, source: {recommender: krr, generatedAt: yesterday}, containers: [{name: a}]}', 'spec.source.generatedAt'],
+    ['spec: {targetRef: {kind: Deployment, name: x}, source: {recommender: krr, by: me}, containers: [{name: a}]}', 'spec.source.by'],
     ['spec: {containers: [{name: a}]}', 'spec.targetRef.kind'],
     ['spec: {targetRef: {kind: Deployment, name: x}, containers: []}', 'spec.containers'],
     ['spec: {targetRef: {kind: Deployment, name: x}, containers: [{name: a, requests: {gpu: 1}}]}', 'spec.containers[0].requests.gpu'],

@@ -1,6 +1,7 @@
 // The `kerf-gitops` command. Only this edge reads the clock, the environment and argv.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
@@ -19,7 +20,7 @@ commands:
   plan       show what kerf would do now for every recommendation, and why
   write      make the plan's pull-request edits in the working tree (no git, no network)
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
-             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
+             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N, --bind-address IP)
   doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
              with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
@@ -121,6 +122,7 @@ async function helperCommand(args: string[]): Promise<number> {
       'tls-key': { type: 'string' },
       'no-webhook': { type: 'boolean', default: false },
       'health-port': { type: 'string' },
+      'bind-address': { type: 'string' },
     },
     allowPositionals: false,
     strict: true,
@@ -132,6 +134,8 @@ async function helperCommand(args: string[]): Promise<number> {
   kubeConfig.loadFromDefault();
   const webhookPort = port(values['webhook-port'], '--webhook-port');
   const healthPort = port(values['health-port'], '--health-port');
+  const bindAddress = values['bind-address'];
+  if (bindAddress !== undefined && isIP(bindAddress) === 0) throw new UsageError(`--bind-address must be an IP address (e.g. 0.0.0.0, 127.0.0.1, ::), got ${JSON.stringify(bindAddress)}`);
   try {
     const helper = await runHelper({
       ...(values.config !== undefined && { config: values.config }),
@@ -140,6 +144,7 @@ async function helperCommand(args: string[]): Promise<number> {
       ...(values['tls-key'] !== undefined && { tlsKey: values['tls-key'] }),
       noWebhook: values['no-webhook'],
       ...(healthPort !== undefined && { healthPort }),
+      ...(bindAddress !== undefined && { host: bindAddress }),
       kubeConfig,
       logger: jsonLineLogger(process.stdout),
     });

@@ -7,17 +7,13 @@ import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { kubeClusterSource } from '../../src/cluster/cluster-reader.js';
-import { kubeClusterPort } from '../../src/cluster/kube-cluster-port.js';
-import { gitRevisions } from '../../src/gitops/git-history.js';
-import { closeTheLoop } from '../../src/gitops/loop.js';
-import { createGitHub } from '../../src/gitops/github.js';
 import type { ReconcileResult } from '../../src/gitops/reconcile.js';
 import { runHelper, type RunningHelper } from '../../src/helper/main.js';
-import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { EXAMPLE, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
 import { collectingLogger, eventually, type LogLine } from '../helper/cluster-harness.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
+import { loopRun } from '../support/loop-run.js';
 import { syncFromGit } from '../support/gitops-sync.js';
 
 // A Wednesday 10:00 UTC moving with the wall clock: no window or freeze is open for the shop.
@@ -48,7 +44,7 @@ function sample(): void {
 beforeAll(async () => {
   git = await startGitServer({ token: TOKEN });
   h = await startHarness(git, { shallow: false });
-  api = await startKubeApi({ clock, podStartDelayMs: 300, kubeletIntervalMs: 20 });
+  api = await startKubeApi({ clock, podStartDelayMs: 2_500, kubeletIntervalMs: 20 });
   api.nodes.addNode({ name: 'node-a', capacity: { cpu: '32', memory: '64Gi' } });
   const objects = KubernetesObjectApi.makeApiClient(api.kubeConfig());
   for (const name of ['shop', 'kerf-system']) await objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -72,18 +68,8 @@ afterAll(async () => {
   await git?.close();
 });
 
-const run = (): Promise<ReconcileResult> =>
-  h.run({ recommendations: ['cluster'], cluster: kubeClusterSource(api.kubeConfig()), now: clock() }, {
-    afterRun: ({ git: gitPort, github }) =>
-      closeTheLoop({
-        cluster: kubeClusterPort(api.kubeConfig()),
-        pulls: createGitHub({ token: TOKEN, apiUrl: h.gh.url, repository: `${OWNER}/${h.repo}`, pacing: { writeMs: 0, notificationMs: 0 } }),
-        revisions: gitRevisions(h.clone),
-        git: gitPort,
-        github,
-        identity: 'reconcile-test',
-      }),
-  });
+// h and api exist once beforeAll ran.
+const run = (): Promise<ReconcileResult> => loopRun(h, api, clock)();
 
 /** A scheduled run, then a while for the helper's passes (every 50 ms) to answer it. */
 async function scheduledRun(): Promise<ReconcileResult> {

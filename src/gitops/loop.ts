@@ -1,7 +1,8 @@
 // Closing the loop after a reconcile (issue 6): per cluster recommendation, what its change has
-// become — merged and synced (G5) → Applied with a health watch; a breach of a rollout → RolledBack
-// and a revert PR (Z2); otherwise the run's decision (Proposed, Deferred, Blocked …) — written to
-// its status with Events. In-place changes are the helper's (G2): their status is left to it.
+// become — merged and synced (G5) → Resizing, then Applied with a health watch once its pods run the
+// values; a breach of a rollout → RolledBack and a revert PR (Z2); otherwise the run's decision
+// (Proposed, Deferred, Blocked …) — written through the life cycle's writer (src/lifecycle), which
+// leaves the helper's stages (in-place changes, G2; OnDelete eviction blocks) to the helper.
 import type { Decision, RightsizingPolicy } from '../model/types.js';
 import type { KubeObject } from '../cluster/objects.js';
 import { workloadKey } from '../manifests/scan.js';

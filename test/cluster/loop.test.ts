@@ -110,6 +110,11 @@ describe('the loop, per recommendation', () => {
     expect(old.writes).toEqual([expect.objectContaining({ phase: 'Resizing', message: expect.stringContaining('pod api-abc-0 does not have the values yet') })]);
     const pending = await loopWith(proposed, { ...merged, pods: apiPods(3, '250m', { ready: false }) });
     expect(pending.writes).toEqual([expect.objectContaining({ phase: 'Resizing', message: expect.stringContaining('pod api-abc-0 is not Ready') })]);
+    // Issue 11 finding 3: a pod still Terminating (its replacement not there yet) is no pod at the values.
+    const replacing = apiPods(3, '250m');
+    replacing.pods[2] = { ...replacing.pods[2]!, metadata: { ...replacing.pods[2]!.metadata, deletionTimestamp: '2026-12-02T10:00:30Z' } };
+    const terminating = await loopWith({ ...proposed, phase: 'Resizing' }, { live: '250m', recommended: '250m', pods: replacing });
+    expect(terminating.writes).toEqual([]);
   });
 
   it('G5: a Resizing rollout whose pods now run the values → Applied on the next run', async () => {

@@ -166,30 +166,38 @@ class Loop {
     const target = { namespace: found.recommendation.namespace, kind: found.recommendation.targetRef.kind, name: found.recommendation.targetRef.name };
     const workload = this.view.facts.workloads.get(workloadKey(target));
     const configured = decision ? { configuredStrategy: decision.configuredStrategy } : {};
+    const policy = policyOf(this.context, target);
+    // D2, decided when the merge is first seen and carried by the reason until Applied.
+    const outside =
+      mergedAt === null
+        ? found.status.reason === 'OutsideMaintenanceWindow'
+        : found.status.strategy === 'deferred' && policy !== undefined && !windowState(policy.apply.maintenanceWindows, 'maintenance', new Date(mergedAt)).open;
+    const reason = outside ? 'OutsideMaintenanceWindow' : null;
     const progress = workload ? podsRunValues(workload, this.view.facts.allPods.get(workloadKey(target)) ?? [], found.recommendation.containers) : { done: false as const, waitingFor: 'the workload is gone' };
+    const merged = outside && mergedAt !== null ? ` (merged at ${mergedAt}, outside a maintenance window)` : '';
     if (!progress.done) {
       this.ports.log?.info('merged, pods not yet at the values', { recommendation: `${target.namespace}/${found.recommendation.name}`, waitingFor: progress.waitingFor });
-      if (found.status.phase !== 'Resizing' && !isEvictionBlock(found.status)) {
-        await write({ status: { phase: 'Resizing', reason: null, nextWindow: null, message: `pull request #${pullRequest.number} reached the cluster; waiting for ${progress.waitingFor}`, ...configured } });
-      }
+      if (found.status.phase === 'Resizing' || isEvictionBlock(found.status)) return;
+      const wrote = await write({ status: { phase: 'Resizing', reason, nextWindow: null, message: `pull request #${pullRequest.number}${merged} reached the cluster; waiting for ${progress.waitingFor}`, ...configured } });
+      if (wrote && outside) await this.outsideWindowComment(pullRequest.number, mergedAt, 'kerf marks it Applied once its pods run the values, then watches its health');
       return;
     }
-    const policy = policyOf(this.context, target);
-    const deferred = found.status.strategy === 'deferred';
-    const outside = deferred && mergedAt !== null && policy !== undefined && !windowState(policy.apply.maintenanceWindows, 'maintenance', new Date(mergedAt)).open;
     const health = startWatch(policy, this.now);
     const wrote = await write({
-      status: { phase: 'Applied', reason: outside ? 'OutsideMaintenanceWindow' : null, nextWindow: null, appliedAt: this.now.toISOString(), health, ...configured },
+      status: { phase: 'Applied', reason, nextWindow: null, appliedAt: this.now.toISOString(), health, ...configured },
       event: outside
-        ? { action: 'Applied', reason: 'OutsideMaintenanceWindow', note: `pull request #${pullRequest.number} was merged at ${mergedAt} outside a maintenance window; it reached the cluster` }
+        ? { action: 'Applied', reason: 'OutsideMaintenanceWindow', note: `pull request #${pullRequest.number} was merged${mergedAt ? ` at ${mergedAt}` : ''} outside a maintenance window; it reached the cluster and its pods run the values` }
         : { action: 'Applied', reason: 'Applied', note: `pull request #${pullRequest.number} reached the cluster and its pods run the values; health watch until ${health.until}` },
     });
-    if (wrote && outside) {
-      await this.ports.github.comment(
-        pullRequest.number,
-        `kerf: this deferred change was merged at ${mergedAt}, outside a maintenance window of its policy (D2: it should have waited for \`kerf/window\`). It has reached the cluster; kerf watches its health until ${health.until}.`,
-      );
-    }
+    if (wrote && outside && mergedAt !== null) await this.outsideWindowComment(pullRequest.number, mergedAt, `kerf watches its health until ${health.until}`);
+  }
+
+  /** D2 said on the PR, once, when the merge outside a window is first seen in the cluster. */
+  private async outsideWindowComment(number: number, mergedAt: string | null, next: string): Promise<void> {
+    await this.ports.github.comment(
+      number,
+      `kerf: this deferred change was merged at ${mergedAt}, outside a maintenance window of its policy (D2: it should have waited for \`kerf/window\`). It has reached the cluster; ${next}.`,
+    );
   }
 
   /** The health watch of a rollout: a breach rolls it back (RolledBack, a revert PR); a quiet watch ends Healthy. */

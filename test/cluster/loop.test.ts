@@ -123,6 +123,13 @@ describe('the loop, per recommendation', () => {
     expect(events).toMatchObject([{ action: 'Applied', reason: 'Applied' }]);
   });
 
+  it('D2: a deferred change merged outside its window keeps the reason through Resizing to Applied', async () => {
+    const resizing = { phase: 'Resizing', strategy: 'deferred', configuredStrategy: 'deferred', reason: 'OutsideMaintenanceWindow', pullRequest: proposed.pullRequest };
+    const { writes, events } = await loopWith(resizing, { live: '250m', recommended: '250m', pods: apiPods(3, '250m') });
+    expect(writes).toEqual([expect.objectContaining({ phase: 'Applied', reason: 'OutsideMaintenanceWindow' })]);
+    expect(events).toMatchObject([{ action: 'Applied', reason: 'OutsideMaintenanceWindow', type: 'Warning' }]);
+  });
+
   it('G5: merged and live (no GitOps tool manages it) → Applied, watched for the policy duration, with an Applied Event', async () => {
     const { writes, events } = await loopWith(proposed, { live: '250m', recommended: '250m', pods: apiPods(3, '250m'), pull: { merged: true, mergeCommitSha: 'b'.repeat(40), mergedAt: '2026-12-02T09:00:00Z' } });
     expect(writes).toEqual([expect.objectContaining({ phase: 'Applied', reason: null, appliedAt: NOW.toISOString(), health: { state: 'Watching', until: '2026-12-02T10:05:00.000Z' } })]);

@@ -19,7 +19,7 @@ import type { EventNote, StatusUpdate } from '../lifecycle/outcome.js';
 import { withInPlaceCondition, workloadEvent } from '../lifecycle/outcome.js';
 import { watchedBreach } from '../lifecycle/health-watch.js';
 import { writeStatus } from '../lifecycle/status-writer.js';
-import { stageOf } from '../lifecycle/state-machine.js';
+import { isEvictionBlock, stageOf } from '../lifecycle/state-machine.js';
 import { afterRefusal, readEvictionRefusal } from './eviction-refusal.js';
 import type { EvictionBackoff } from './eviction-refusal.js';
 import { planHealthWatch } from './health-watch.js';
@@ -238,7 +238,7 @@ export class Controller {
     const policy = match.policy;
     const now = this.options.now();
     const key = workloadKey(recommendation.namespace, 'StatefulSet', statefulSet.metadata.name);
-    // OD1 begins once the merge is known to have reached the cluster: the reconciler then marks it Applied (G5).
+    // OD1 begins once the merge is known to have reached the cluster: the reconciler then marks it Resizing (G5).
     if (view.status.phase === 'Proposed' || view.status.phase === 'Deferred' || view.status.phase === 'Pending') return;
     // OD2: no replacement while the health watch reports a breach, nor after a rollback.
     const breach = watchedBreach(view.status, facts.allPods.get(key) ?? [], now);
@@ -249,10 +249,10 @@ export class Controller {
     const plan = nextEvictions({ statefulSet, pods: facts.allPods.get(key) ?? [], policy, config, now });
     const configured: Strategy = configuredStrategy(workload, policy);
     const base = { strategy: (view.status.strategy as Strategy | undefined) ?? configured, configuredStrategy: configured, nextWindow: null } as const;
-    const blockedByBudget = view.status.phase === 'Blocked' && view.status.reason === 'PodDisruptionBudget';
-    // The refusal is over once the pods are replaced: back to the rollout's Resizing; the reconciler marks it Applied.
+    const blocked = () => isEvictionBlock(this.latestStatus(view));
+    // The refusal is over once an eviction goes through or the pods are replaced: back to the rollout's Resizing.
     const resume = () => this.writeStatus(view, { ...base, phase: 'Resizing', reason: null });
-    if (plan.wait === 'up-to-date' && blockedByBudget) {
+    if (plan.wait === 'up-to-date' && blocked()) {
       await resume();
       return;
     }
@@ -281,17 +281,23 @@ export class Controller {
           refusal.kind === 'several-budgets'
             ? `eviction of pod ${pod} refused: ${refusal.message} Replacement is stopped until only one PodDisruptionBudget selects the pod.`
             : `eviction of pod ${pod} refused: ${refusal.message}`;
-        const moved = !blockedByBudget || view.status.message !== message;
-        if (moved && (await this.writeStatus(view, { ...base, phase: 'Blocked', reason: 'PodDisruptionBudget', message }))) {
-          if (!blockedByBudget) await this.emit(statefulSet, { action: 'Blocked', reason: 'PodDisruptionBudget', note: `${message}; retried from ${retry}`, pod });
+        const wasBlocked = blocked();
+        if ((await this.writeStatus(view, { ...base, phase: 'Blocked', reason: 'PodDisruptionBudget', message })) && !wasBlocked) {
+          await this.emit(statefulSet, { action: 'Blocked', reason: 'PodDisruptionBudget', note: `${message}; retried from ${retry}`, pod });
         }
         return;
       }
       this.evictionBackoff.delete(key);
       this.options.logger.info('pod evicted', { statefulSet: key, pod });
       await this.emit(statefulSet, { action: 'Evicted', reason: 'Evicted', note: `pod ${pod} evicted to take the update revision`, pod });
-      if (blockedByBudget) await resume();
+      if (blocked()) await resume();
     }
+  }
+
+  /** The status as last written by this helper while the cache has not caught up, else as read. */
+  private latestStatus(view: Recommendation): Record<string, unknown> {
+    const written = this.written.get(keyOf(view.recommendation.namespace, view.recommendation.name));
+    return written && written.staleVersion === view.resourceVersion ? { ...view.status, ...written.status } : view.status;
   }
 
   /** Writes through the life cycle's writer; resolves whether the status now says what was asked. */
@@ -301,6 +307,7 @@ export class Controller {
     const written = this.written.get(key);
     const lagging = written && written.staleVersion === view.resourceVersion;
     const resourceVersion = lagging ? written.resourceVersion : view.resourceVersion;
+    const current = this.latestStatus(view);
     const outcome = await writeStatus(
       this.options.port,
       {
@@ -308,9 +315,9 @@ export class Controller {
         namespace,
         name,
         ...(resourceVersion !== undefined && { resourceVersion }),
-        current: view.status,
+        current,
         status: status as unknown as Record<string, unknown>,
-        decorate: (next) => ({ conditions: withInPlaceCondition(view.status.conditions, next as unknown as StatusUpdate, view.generation, this.options.now()) }),
+        decorate: (next) => ({ conditions: withInPlaceCondition(current.conditions, next as unknown as StatusUpdate, view.generation, this.options.now()) }),
       },
       this.options.identity,
       this.options.now(),

@@ -1,6 +1,7 @@
 // The `kerf-gitops` command. Only this edge reads the clock, the environment and argv.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
@@ -23,7 +24,7 @@ commands:
   write      make the plan's pull-request edits in the working tree (no git, no network)
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
              (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --self-signed-cert | --no-webhook,
-             --health-port N; see kerf-gitops helper --help)
+             --health-port N, --bind-address IP; see kerf-gitops helper --help)
   doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
              with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
@@ -65,6 +66,7 @@ const HELPER_USAGE = `usage: kerf-gitops helper [options]
   --webhook-service NAME the Service the certificate is for (default kerf-gitops-helper)
   --no-webhook           run the controller loop only (local runs)
   --health-port N        /healthz and /readyz
+  --bind-address IP      the address the webhook and health listeners bind (default 0.0.0.0)
 `;
 
 export class UsageError extends Error {
@@ -148,6 +150,7 @@ async function helperCommand(args: string[]): Promise<number> {
       'webhook-configuration': { type: 'string', default: 'kerf-gitops' },
       'webhook-service': { type: 'string', default: 'kerf-gitops-helper' },
       'health-port': { type: 'string' },
+      'bind-address': { type: 'string' },
     },
     allowPositionals: false,
     strict: true,
@@ -163,6 +166,8 @@ async function helperCommand(args: string[]): Promise<number> {
   kubeConfig.loadFromDefault();
   const webhookPort = port(values['webhook-port'], '--webhook-port');
   const healthPort = port(values['health-port'], '--health-port');
+  const bindAddress = values['bind-address'];
+  if (bindAddress !== undefined && isIP(bindAddress) === 0) throw new UsageError(`--bind-address must be an IP address (e.g. 0.0.0.0, 127.0.0.1, ::), got ${JSON.stringify(bindAddress)}`);
   try {
     const helper = await runHelper({
       ...(values.config !== undefined && { config: values.config }),
@@ -174,6 +179,7 @@ async function helperCommand(args: string[]): Promise<number> {
         selfSignedCertificate: { secretName: values['cert-secret'], webhookConfiguration: values['webhook-configuration'], service: values['webhook-service'] },
       }),
       ...(healthPort !== undefined && { healthPort }),
+      ...(bindAddress !== undefined && { host: bindAddress }),
       kubeConfig,
       logger: jsonLineLogger(process.stdout),
     });

@@ -52,7 +52,7 @@ export interface HelperOptions {
   leaseRetryMs?: number;
   /** Pass at least this often (time-based rules); default 5 s. */
   resyncMs?: number;
-  /** Address to listen on; default all interfaces (in the pod), 127.0.0.1 in tests. */
+  /** Address the webhook and health listeners bind (`--bind-address`); default all interfaces (0.0.0.0), as in the pod. */
   host?: string;
 }
 

@@ -49,6 +49,27 @@ describe('kerf-gitops helper', () => {
     for (const line of helper.stdout().trim().split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
   });
 
+  it('--bind-address binds the health listener there; a clean stop (SIGTERM) logs nothing at warn level', async () => {
+    api = await startKubeApi();
+    api.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kerf-system' } });
+    const healthPort = await freePort();
+    const helper = startHelper(['--no-webhook', '--health-port', String(healthPort), '--bind-address', '127.0.0.2'], { KUBECONFIG: api.kubeconfigPath, POD_NAME: 'helper-0', POD_NAMESPACE: 'kerf-system' });
+    await until(async () => ((await fetch(`http://127.0.0.2:${healthPort}/readyz`)).status === 200 ? true : undefined), 'readyz on 127.0.0.2');
+    // Not on the other loopback address: the listener is bound to the one asked for, not to every interface.
+    await expect(fetch(`http://127.0.0.1:${healthPort}/healthz`)).rejects.toThrow();
+    child?.kill('SIGTERM');
+    expect(await helper.exit).toBe(0);
+    const lines = helper.stdout().trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: string; msg?: string; message?: string });
+    expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+  });
+
+  it('--bind-address that is not an IP address exits 2', async () => {
+    api = await startKubeApi();
+    const helper = startHelper(['--no-webhook', '--bind-address', 'everywhere'], { KUBECONFIG: api.kubeconfigPath });
+    expect(await helper.exit).toBe(2);
+    expect(helper.stderr()).toMatch(/--bind-address must be an IP address/);
+  });
+
   it('a webhook without TLS files exits 2 with one line', async () => {
     api = await startKubeApi();
     const helper = startHelper(['--webhook-port', '9443'], { KUBECONFIG: api.kubeconfigPath });

@@ -28,6 +28,10 @@ export interface PullRequestMeta {
    */
   head?: string;
   window?: WindowStatus;
+  /** kerf said on the PR that it stopped updating it (said once; a body kerf renders again drops it). */
+  stopped?: true;
+  /** kerf closed the PR itself; a closed PR without it was closed by a person, a decision kerf keeps. */
+  closedBy?: 'kerf';
 }
 
 const STATES: readonly unknown[] = ['success', 'pending', 'failure'];
@@ -61,6 +65,8 @@ export function readMeta(body: string | null | undefined): PullRequestMeta | nul
       targets: value.targets,
       ...(typeof value.head === 'string' && { head: value.head }),
       ...(isWindowStatus(value.window) && { window: { state: value.window.state, description: value.window.description } }),
+      ...(value.stopped === true && { stopped: true as const }),
+      ...(value.closedBy === 'kerf' && { closedBy: 'kerf' as const }),
     };
   } catch {
     return null;

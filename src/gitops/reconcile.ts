@@ -8,10 +8,10 @@ import { pauseOrFreeze } from '../rules/decide.js';
 import { planEdits } from './edits.js';
 import type { Plan } from './plan.js';
 import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
-import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type Worktree } from './git.js';
+import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type PushResult, type Worktree } from './git.js';
 import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
 import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
-import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
+import { bodyView, loadBodyTemplate, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
 
@@ -85,7 +85,6 @@ export interface ReconcileResult {
 
 /** Labels a human puts on a kerf PR to take it over. */
 export const STOP_LABEL = 'kerf/stop-updating';
-const STOP_MARKER = '<!-- kerf:stopped -->';
 
 export type ReconcileFailureCode = 'MissingPorts' | 'EditRefused' | 'PushRejected' | 'NoBranch';
 
@@ -310,14 +309,33 @@ class Reconciler {
     return null;
   }
 
-  /** Says once on the PR that kerf stopped updating it. */
-  private async noticeStopped(pr: OpenPullRequest, why: string): Promise<void> {
-    const comments = await this.github.listComments(pr.number);
-    if (comments.some((body) => body.includes(STOP_MARKER))) return;
-    await this.github.comment(
-      pr.number,
-      `${STOP_MARKER}\nkerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, close this pull request and delete the branch.`,
-    );
+  /**
+   * Says once on the PR that kerf stopped updating it, and records that in the metadata with the
+   * status: a body kerf renders again (it took the branch back) drops the record, so a later
+   * take-over is said again.
+   */
+  private async noticeStopped(pr: OpenPullRequest, why: string, status?: WindowStatus): Promise<void> {
+    const meta = readMeta(pr.body);
+    if (meta?.stopped !== true) {
+      await this.github.comment(
+        pr.number,
+        `kerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, remove the label ${STOP_LABEL} and reset the branch to kerf's last commit, or delete the branch.`,
+      );
+    }
+    if (status) await this.holdStatus(pr, status, { stopped: true });
+    else if (meta && !meta.stopped) await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, stopped: true }) });
+  }
+
+  /**
+   * Who moved a branch away from the head kerf expected: another kerf run (its own commit, with the
+   * change-set trailer), nobody left (deleted), or a person, with what they pushed.
+   */
+  private async movedBy(base: Base, branch: string, remoteSha: string | null): Promise<{ by: 'kerf' | 'deleted' } | { by: 'person'; why: string }> {
+    if (remoteSha === null) return { by: 'deleted' };
+    await this.git.fetch([branch], 2);
+    const commit = await this.git.commitInfo(remoteSha);
+    if (isKerfCommit(commit, this.author(base))) return { by: 'kerf' };
+    return { by: 'person', why: `someone else pushed to the branch while kerf was working on it (commit ${commit.sha.slice(0, 12)} by ${commit.authorEmail} is not kerf's)` };
   }
 
   /**
@@ -335,11 +353,11 @@ class Reconciler {
   }
 
   /** The status of a PR kerf does not rewrite (held, frozen, taken over), recorded in its metadata too. */
-  private async holdStatus(pr: OpenPullRequest, status: WindowStatus): Promise<void> {
+  private async holdStatus(pr: OpenPullRequest, status: WindowStatus, record: Pick<PullRequestMeta, 'stopped'> = {}): Promise<void> {
     await this.syncStatus(pr, pr.headSha, status, false);
     const meta = readMeta(pr.body);
-    if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status))) {
-      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, head: pr.headSha, window: status }) });
+    if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status) || (record.stopped && !meta.stopped))) {
+      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, ...record, head: pr.headSha, window: status }) });
     }
   }
 
@@ -368,10 +386,7 @@ class Reconciler {
 
     const stopped = await this.stopReason(base, existing, remoteHead);
     if (stopped) {
-      if (existing) {
-        await this.noticeStopped(existing, stopped);
-        await this.holdStatus(existing, groupWindowStatus(group.proposed));
-      }
+      if (existing) await this.noticeStopped(existing, stopped, groupWindowStatus(group.proposed));
       outcome('held', { reason: `kerf stopped updating ${branch}: ${stopped}` });
       return base;
     }
@@ -387,13 +402,27 @@ class Reconciler {
     const { edits, content, errors } = groupEdits(base.run, group);
     this.errors.push(...errors);
     if (content.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
+    const changeSet = changeSetHash(content.proposed);
+    if (!existing) {
+      const declined = await this.declinedBy(branch, base.branch, changeSet);
+      if (declined) {
+        outcome('held', { reason: `a person closed #${declined.number} with this same change without merging it; kerf proposes it again only when the change differs` });
+        return base;
+      }
+    }
     let head = remoteHead;
     let pushed = false;
-    if (await this.needsRebuild(base, remoteHead, changeSetHash(content.proposed))) {
+    if (await this.needsRebuild(base, remoteHead, changeSet)) {
       const result = await this.buildAndPush(base, content, edits, remoteHead);
       if (result.kind === 'lease-rejected') {
-        if (existing) await this.noticeStopped(existing, 'someone else moved the branch while kerf was updating it');
-        outcome('held', { reason: `kerf stopped updating ${branch}: someone else moved the branch (the push lease failed)` });
+        const moved = await this.movedBy(base, branch, result.remoteSha);
+        if (moved.by === 'person') {
+          if (existing) await this.noticeStopped(existing, moved.why, groupWindowStatus(content.proposed));
+          outcome('held', { reason: `kerf stopped updating ${branch}: ${moved.why} (the push lease failed)` });
+        } else {
+          // Another kerf run got there first (or deleted the branch): its result stands, nothing to tell anyone.
+          outcome('held', { reason: `${moved.by === 'kerf' ? 'another kerf run updated' : 'someone deleted'} ${branch} while this run was working on it; this run left it alone` });
+        }
         return base;
       }
       if (result.kind === 'rejected') {
@@ -462,6 +491,17 @@ class Reconciler {
     }
   }
 
+  /** The PR a person closed without merging that carried `changeSet`, or null (kerf's own closes do not count). */
+  private async declinedBy(branch: string, baseBranch: string, changeSet: string) {
+    const closed = await this.github.listClosedPulls(branch, baseBranch);
+    return (
+      closed.find((pr) => {
+        const meta = readMeta(pr.body);
+        return !pr.merged && meta !== null && meta.closedBy !== 'kerf' && meta.changeSet === changeSet;
+      }) ?? null
+    );
+  }
+
   /** A branch is rebuilt only when its change set differs or it no longer merges cleanly. */
   private async needsRebuild(base: Base, head: string | null, changeSet: string): Promise<boolean> {
     if (head === null) return true;
@@ -512,9 +552,24 @@ class Reconciler {
       return;
     }
     const reason = this.closeReason(base, meta.targets);
+    if (head !== null) {
+      // Deleted only while it is still the commit kerf saw: a commit pushed since is never dropped.
+      const deleted: PushResult = await this.git.deleteBranch(pr.branch, head);
+      if (deleted.kind === 'rejected') throw new ReconcileFailure('PushRejected', `git refused to delete ${pr.branch}: ${deleted.message}`);
+      if (deleted.kind === 'lease-rejected') {
+        const moved = await this.movedBy(base, pr.branch, deleted.remoteSha);
+        if (moved.by === 'person') {
+          await this.noticeStopped(pr, moved.why);
+          record('held', `no longer wanted, but ${moved.why}; left to its new owner`);
+        } else {
+          record('held', `no longer wanted, but ${moved.by === 'kerf' ? 'another kerf run updated' : 'someone deleted'} ${pr.branch} meanwhile; left alone`);
+        }
+        return;
+      }
+    }
+    // Marked as kerf's close, so it is not taken for a person's decision on a later run.
+    await this.github.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
     await this.github.comment(pr.number, `kerf closes this pull request: ${reason}.`);
-    await this.github.updatePull(pr.number, { state: 'closed' });
-    if (head !== null) await this.github.deleteBranch(pr.branch);
     record('closed', reason);
   }
 

@@ -163,7 +163,8 @@ describe('reconcile against the stand-ins', () => {
     expect(byBranch(after)['kerf/shop/deployment/orders']?.action).toBe('closed');
     expect(windowStatus((await h.head('kerf/shop/deployment/checkout')) as string).at(-1)).toBe('success: Rollout: may merge at any time');
     expect(windowStatus((await h.head('kerf/shop/deployment/reports')) as string).at(-1)).toBe('pending: Waiting for the maintenance window at 2026-12-05 00:00 UTC (D1)');
-    expect(h.pushes()).toBe(pushes);
+    // One push: the conditional delete of the closed PR's branch.
+    expect(h.pushes()).toBe(pushes + 1);
   });
 
   it('Z4: a fleet pause sets failure statuses and leaves branches alone', async () => {

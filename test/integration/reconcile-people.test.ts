@@ -1,0 +1,189 @@
+// reconcile never loses or overrides what a person did: a person's push between kerf's steps
+// (hooks on the ports interleave it), a PR a person closed, two kerf runs at once. Every case
+// counts the commits the bare repository can reach before and after: the count never drops.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { GitPort } from '../../src/gitops/git.js';
+import type { ReconcileResult } from '../../src/gitops/reconcile.js';
+import { startGitServer, type GitServer } from '../standins/git/git-server.js';
+import { runGit } from '../standins/git/run-git.js';
+import { KERF, OWNER, SOMEONE, TOKEN, recommendationsWithout, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EXAMPLE } from '../gitops/reconcile-harness.js';
+
+let git: GitServer;
+let h: Harness;
+
+beforeAll(async () => {
+  git = await startGitServer({ token: TOKEN });
+});
+afterAll(async () => {
+  await git.close();
+});
+afterEach(async () => {
+  await h?.close();
+});
+
+const ORDERS = 'kerf/shop/deployment/orders';
+const CHECKOUT = 'kerf/shop/deployment/checkout';
+
+function outcome(result: ReconcileResult, branch: string) {
+  return result.pullRequests.find((pr) => pr.branch === branch);
+}
+
+function prsOf(branch: string) {
+  return h.gh.state.prs.filter((p) => p.head === branch);
+}
+
+function commentsOn(branch: string): string[] {
+  const numbers = prsOf(branch).map((pr) => pr.number);
+  return h.gh.state.comments.filter((c) => numbers.includes(c.issueNumber)).map((c) => c.body);
+}
+
+/** Every commit any ref of the bare repository reaches that is not kerf's own (kerf replaces its own commits when it rebuilds a branch). */
+async function reachable(): Promise<Set<string>> {
+  const lines = (await runGit(['log', '--all', '--format=%H %ae'], { cwd: h.bare })).split('\n').filter(Boolean);
+  return new Set(lines.filter((line) => !line.endsWith(` ${KERF.email}`)).map((line) => line.split(' ')[0] as string));
+}
+
+/** A reconcile run that must not make a person's commit unreachable. */
+async function runKeepingCommits(...args: Parameters<Harness['run']>): Promise<ReconcileResult> {
+  const before = await reachable();
+  const result = await h.run(...args);
+  const after = await reachable();
+  expect([...before].filter((sha) => !after.has(sha))).toEqual([]);
+  return result;
+}
+
+async function closeAsPerson(number: number): Promise<void> {
+  const closed = await fetch(`${h.gh.url}/repos/${OWNER}/${h.repo}/pulls/${number}`, {
+    method: 'PATCH',
+    headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ state: 'closed' }),
+  });
+  expect(closed.status).toBe(200);
+}
+
+async function setCheckoutCpu(cpu: string): Promise<string> {
+  const text = (await readFile(join(EXAMPLE, 'recommendations/shop.yaml'), 'utf8')).replace('requests: {cpu: 600m, memory: 640Mi}', `requests: {cpu: ${cpu}, memory: 640Mi}`);
+  return git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': text });
+}
+
+describe('reconcile: a person pushes between kerf steps', () => {
+  it('closing an orphan PR deletes its branch only while it is the commit kerf saw; a later push keeps branch and PR, said once', async () => {
+    h = await startHarness(git);
+    await h.run();
+    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await recommendationsWithout('orders') });
+    let theirs: string | undefined;
+    const raced = (port: GitPort): GitPort => ({
+      ...port,
+      async deleteBranch(branch, expected) {
+        // After kerf's fetch at the start of the run, before its delete: the window the whole run long.
+        if (branch === ORDERS && theirs === undefined) theirs = await git.pushAs(OWNER, h.repo, SOMEONE, ORDERS, { 'notes.txt': 'keep me\n' });
+        return port.deleteBranch(branch, expected);
+      },
+    });
+    const first = await runKeepingCommits({}, { git: raced });
+    expect(first.errors).toEqual([]);
+    expect(outcome(first, ORDERS)).toMatchObject({ action: 'held', reason: expect.stringContaining(`commit ${theirs?.slice(0, 12)} by ${SOMEONE.email} is not kerf's`) });
+    expect(await h.head(ORDERS)).toBe(theirs);
+    expect(prsOf(ORDERS).map((pr) => pr.state)).toEqual(['open']);
+    expect(commentsOn(ORDERS)).toEqual([expect.stringMatching(/^kerf no longer updates this branch: someone else pushed to the branch while kerf was working on it/)]);
+
+    const second = await runKeepingCommits();
+    expect(outcome(second, ORDERS)).toMatchObject({ action: 'held', reason: expect.stringContaining('left to its new owner') });
+    expect(await h.head(ORDERS)).toBe(theirs);
+    expect(commentsOn(ORDERS)).toHaveLength(1);
+  });
+
+  it('without a push in between, the orphan branch goes and the PR is closed as kerf\'s own close', async () => {
+    h = await startHarness(git);
+    await h.run();
+    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await recommendationsWithout('orders') });
+    const result = await runKeepingCommits();
+    expect(outcome(result, ORDERS)?.action).toBe('closed');
+    expect(await h.head(ORDERS)).toBeNull();
+    // kerf's own close is no decision: the same change, wanted again, opens a new PR.
+    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await readFile(join(EXAMPLE, 'recommendations/shop.yaml'), 'utf8') });
+    const again = await runKeepingCommits();
+    expect(outcome(again, ORDERS)?.action).toBe('opened');
+    expect(prsOf(ORDERS).map((pr) => pr.state)).toEqual(['closed', 'open']);
+  });
+});
+
+describe('reconcile: a closed PR is a decision', () => {
+  it('a PR a person closed is not reopened nor proposed again for the same change; a different change opens a new PR', async () => {
+    h = await startHarness(git);
+    await h.run();
+    const [pr] = prsOf(CHECKOUT);
+    await closeAsPerson(pr!.number);
+    const pushes = h.pushes();
+
+    for (let run = 0; run < 2; run++) {
+      const result = await runKeepingCommits();
+      expect(outcome(result, CHECKOUT)).toMatchObject({ action: 'held', reason: expect.stringContaining(`a person closed #${pr!.number}`) });
+      expect(prsOf(CHECKOUT).map((p) => p.state)).toEqual(['closed']);
+    }
+    expect(h.pushes()).toBe(pushes);
+
+    await setCheckoutCpu('700m');
+    const changed = await runKeepingCommits();
+    expect(outcome(changed, CHECKOUT)?.action).toBe('opened');
+    expect(prsOf(CHECKOUT).map((p) => p.state)).toEqual(['closed', 'open']);
+    expect(await h.show(CHECKOUT, 'apps/shop/checkout.yaml')).toContain('cpu: "700m"');
+  });
+});
+
+describe('reconcile: two runs at once', () => {
+  it('a lease lost to another kerf run is no take-over: nothing said, the next run goes on; a later person push is still said', async () => {
+    h = await startHarness(git);
+    await h.run();
+    await setCheckoutCpu('700m');
+    let other: ReconcileResult | undefined;
+    const raced = (port: GitPort): GitPort => ({
+      ...port,
+      async push(sha, branch, expected) {
+        // The other run works on the same base and wins the race for the branch.
+        if (branch === CHECKOUT && other === undefined) other = await h.run();
+        return port.push(sha, branch, expected);
+      },
+    });
+    const loser = await runKeepingCommits({}, { git: raced });
+    expect(outcome(other!, CHECKOUT)?.action).toBe('updated');
+    expect(outcome(loser, CHECKOUT)).toMatchObject({ action: 'held', reason: expect.stringContaining('another kerf run updated') });
+    expect(commentsOn(CHECKOUT)).toEqual([]);
+
+    await setCheckoutCpu('800m');
+    const next = await runKeepingCommits();
+    expect(outcome(next, CHECKOUT)?.action).toBe('updated');
+    expect(await h.show(CHECKOUT, 'apps/shop/checkout.yaml')).toContain('cpu: "800m"');
+
+    const theirs = await git.pushAs(OWNER, h.repo, SOMEONE, CHECKOUT, { 'notes.txt': 'mine now\n' });
+    await runKeepingCommits();
+    await runKeepingCommits();
+    expect(await h.head(CHECKOUT)).toBe(theirs);
+    expect(commentsOn(CHECKOUT)).toEqual([expect.stringContaining(`commit ${theirs.slice(0, 12)} by ${SOMEONE.email} is not kerf's`)]);
+  });
+
+  it('a take-over kerf gets back (label removed) and a second take-over is said again', async () => {
+    h = await startHarness(git);
+    await h.run();
+    const [pr] = prsOf(CHECKOUT);
+    const label = (method: 'POST' | 'DELETE') =>
+      fetch(`${h.gh.url}/repos/${OWNER}/${h.repo}/issues/${pr!.number}/labels${method === 'DELETE' ? '/kerf%2Fstop-updating' : ''}`, {
+        method,
+        headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+        ...(method === 'POST' && { body: JSON.stringify({ labels: ['kerf/stop-updating'] }) }),
+      });
+    expect((await label('POST')).status).toBe(200);
+    await runKeepingCommits();
+    expect(commentsOn(CHECKOUT)).toHaveLength(1);
+    expect((await label('DELETE')).status).toBe(200);
+    await setCheckoutCpu('700m');
+    expect(outcome(await runKeepingCommits(), CHECKOUT)?.action).toBe('updated');
+    expect((await label('POST')).status).toBe(200);
+    await runKeepingCommits();
+    await runKeepingCommits();
+    expect(commentsOn(CHECKOUT)).toHaveLength(2);
+  });
+});

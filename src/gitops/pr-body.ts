@@ -7,6 +7,7 @@ import { describeChanges } from './plan-table.js';
 import { targetName, type PrGroup } from './groups.js';
 import { compileTemplate } from './template.js';
 import { formatWindowTime, type WindowStatus } from './window-status.js';
+import { code, codeCell, literalCell } from './markdown.js';
 
 /** Where the body template lives; `lib/gitops/` and `src/gitops/` both sit two levels below the package. */
 export const DEFAULT_BODY_TEMPLATE = new URL('../../templates/pr/body.md', import.meta.url);
@@ -111,6 +112,7 @@ function strategyWhy(decision: Decision): string | null {
   return null;
 }
 
+/** Every value from Git or the cluster comes Markdown-ready, escaped for where the template puts it (`markdown.ts`). */
 export interface BodyView {
   subject: string;
   changes: { workload: string; container: string; field: string; from: string; to: string; percent: string }[];
@@ -126,19 +128,19 @@ export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequest
   const [only] = group.proposed;
   const nextWindows = group.proposed.map((d) => d.nextWindow).filter((w): w is string => w !== null).sort();
   return {
-    subject: only && group.proposed.length === 1 ? `\`${targetName(only.target)}\`` : `${group.proposed.length} workloads`,
+    subject: only && group.proposed.length === 1 ? code(targetName(only.target)) : `${group.proposed.length} workloads`,
     changes: group.proposed.flatMap((decision) =>
       decision.changes.map((change) => ({
-        workload: targetName(decision.target),
-        container: change.container,
-        field: change.field,
-        from: change.from ?? '(none)',
-        to: change.to ?? '(removed)',
+        workload: codeCell(targetName(decision.target)),
+        container: codeCell(change.container),
+        field: codeCell(change.field),
+        from: literalCell(change.from ?? '(none)'),
+        to: literalCell(change.to ?? '(removed)'),
         percent: formatPercent(change),
       })),
     ),
     strategies: group.proposed.map((decision) => ({
-      workload: targetName(decision.target),
+      workload: code(targetName(decision.target)),
       strategy: decision.strategy ?? '-',
       configured: decision.configuredStrategy !== decision.strategy ? decision.configuredStrategy : null,
       why: strategyWhy(decision),
@@ -146,8 +148,8 @@ export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequest
     status,
     nextWindow: nextWindows[0] ? formatWindowTime(nextWindows[0]) : null,
     heldBack: group.heldBack.map((decision) => ({
-      workload: targetName(decision.target),
-      changes: describeChanges(decision.changes),
+      workload: codeCell(targetName(decision.target)),
+      changes: literalCell(describeChanges(decision.changes)),
       reason: heldBackReason(decision),
     })),
     meta: metaMarker(meta),

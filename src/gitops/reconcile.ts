@@ -10,8 +10,9 @@ import type { Plan } from './plan.js';
 import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
 import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type PushResult, type Worktree } from './git.js';
 import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
-import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
-import { bodyView, loadBodyTemplate, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
+import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, splitToFit, targetName, type PrGroup } from './groups.js';
+import { boundBody, GITHUB_BODY_LIMIT } from './markdown.js';
+import { bodyView, loadBodyTemplate, metaMarker, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
 
@@ -155,12 +156,32 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   return options.dryRun ? dryRun(options, renderBody) : new Reconciler(options, ports, renderBody).run();
 }
 
-/** Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with the status. */
+/**
+ * Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with
+ * the status. The body is bounded to GitHub's limit as the last step; what did not fit is in `rest`.
+ */
 function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null) {
   const status = groupWindowStatus(group.proposed.length > 0 ? group.proposed : group.heldBack);
   const changeSet = changeSetHash(group.proposed);
-  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) }));
-  return { title: pullRequestTitle(group), body, status, changeSet };
+  const meta: PullRequestMeta = { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) };
+  const marker = metaMarker(meta);
+  let rendered = renderBody(bodyView(group, status, meta));
+  if (group.part) {
+    const note = `> GitHub limits a description to ${GITHUB_BODY_LIMIT.toLocaleString('en-US')} characters, so this change is split over ${group.part.count} pull requests; this is part ${group.part.index}.\n\n`;
+    const at = rendered.lastIndexOf(marker);
+    rendered = at < 0 ? `${note}${rendered}` : rendered.slice(0, at) + note + rendered.slice(at);
+  }
+  const { body, rest } = boundBody(rendered, marker);
+  return { title: pullRequestTitle(group), body, rest, status, changeSet };
+}
+
+/** A head for measuring bodies before the real one is known (the metadata holds one). */
+const SOME_HEAD = '0'.repeat(40);
+
+/** The run's PR groups, a group whose body would not fit GitHub's limit split into parts that do. */
+function fittedGroups(decisions: readonly Decision[], config: KerfConfig, renderBody: RenderBody): PrGroup[] {
+  const fits = (group: PrGroup) => renderGroup(group, renderBody, SOME_HEAD).rest.length === 0;
+  return groupDecisions(decisions, config).flatMap((group) => splitToFit(group, fits));
 }
 
 function sameStatus(a: WindowStatus | null | undefined, b: WindowStatus): boolean {
@@ -181,7 +202,7 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
   const budget = new PullRequestBudget(config.prHourlyLimit, config.prConcurrentLimit, config);
   const pullRequests: PullRequestOutcome[] = [];
   const errors: ReconcileError[] = [];
-  for (const group of groupDecisions(run.plan.decisions, config)) {
+  for (const group of fittedGroups(run.plan.decisions, config, renderBody)) {
     const targets = targetsOf(group);
     if (group.proposed.length === 0) {
       pullRequests.push({ branch: group.branch, number: null, url: null, action: 'held', reason: heldReasons(group.heldBack), targets });
@@ -290,7 +311,7 @@ class Reconciler {
     const worktree = this.worktree as Worktree;
     const run = await runPlan({ ...this.options, repo: worktree.root });
     const config = withFlags(run.config, this.options);
-    const groups = new Map(groupDecisions(run.plan.decisions, config).map((group) => [group.branch, group]));
+    const groups = new Map(fittedGroups(run.plan.decisions, config, this.renderBody).map((group) => [group.branch, group]));
     return { branch, sha, run, config, groups };
   }
 
@@ -443,6 +464,7 @@ class Reconciler {
       const { pr, created } = await this.open(base, branch, rendered.title, rendered.body);
       if (created) {
         budget.opened();
+        await this.postRest(pr.number, rendered.rest);
         if (base.config.labels.length > 0) await this.github.addLabels(pr.number, base.config.labels);
         if (base.config.reviewers.length > 0 || base.config.teamReviewers.length > 0) {
           await this.github.requestReviewers(pr.number, { reviewers: base.config.reviewers, teamReviewers: base.config.teamReviewers });
@@ -468,6 +490,7 @@ class Reconciler {
     await this.syncStatus(pr, head, rendered.status, pushed);
     if (pr.title !== rendered.title || pr.body !== rendered.body) {
       await this.github.updatePull(pr.number, { title: rendered.title, body: rendered.body });
+      if (pr.body !== rendered.body) await this.postRest(pr.number, rendered.rest);
       changed = true;
     }
     const missing = base.config.labels.filter((label) => !pr.labels.includes(label));
@@ -477,6 +500,11 @@ class Reconciler {
     }
     this.outcomes.push({ branch, number: pr.number, url: pr.url, action: changed ? 'updated' : 'unchanged', title: rendered.title, targets, status: rendered.status });
     return base;
+  }
+
+  /** What did not fit a body, as follow-up comments (a new body brings its own). */
+  private async postRest(number: number, rest: readonly string[]): Promise<void> {
+    for (const [i, piece] of rest.entries()) await this.github.comment(number, `The description, continued (${i + 1} of ${rest.length}):\n\n${piece}`);
   }
 
   /** Opens the PR; one that already exists for the branch (422) is found and taken instead. */

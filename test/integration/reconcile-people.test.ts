@@ -1,28 +1,17 @@
 // reconcile never loses or overrides what a person did: a person's push between kerf's steps
 // (hooks on the ports interleave it), a PR a person closed, two kerf runs at once. Every case
 // counts the commits the bare repository can reach before and after: the count never drops.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { GitPort } from '../../src/gitops/git.js';
-import type { ReconcileResult } from '../../src/gitops/reconcile.js';
-import { startGitServer, type GitServer } from '../standins/git/git-server.js';
-import { runGit } from '../standins/git/run-git.js';
-import { KERF, OWNER, SOMEONE, TOKEN, recommendationsWithout, startHarness, type Harness } from '../gitops/reconcile-harness.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EXAMPLE } from '../gitops/reconcile-harness.js';
+import { describe, expect, it } from 'vitest';
+import type { GitPort } from '../../src/gitops/git.js';
+import { readMeta } from '../../src/gitops/pr-body.js';
+import type { ReconcileResult } from '../../src/gitops/reconcile.js';
+import { runGit } from '../standins/git/run-git.js';
+import { EXAMPLE, KERF, OWNER, SOMEONE, TOKEN, reconcileStandIns, recommendationsWithout, type Harness } from '../gitops/reconcile-harness.js';
 
-let git: GitServer;
+const standIns = reconcileStandIns();
 let h: Harness;
-
-beforeAll(async () => {
-  git = await startGitServer({ token: TOKEN });
-});
-afterAll(async () => {
-  await git.close();
-});
-afterEach(async () => {
-  await h?.close();
-});
 
 const ORDERS = 'kerf/shop/deployment/orders';
 const CHECKOUT = 'kerf/shop/deployment/checkout';
@@ -66,20 +55,20 @@ async function closeAsPerson(number: number): Promise<void> {
 
 async function setCheckoutCpu(cpu: string): Promise<string> {
   const text = (await readFile(join(EXAMPLE, 'recommendations/shop.yaml'), 'utf8')).replace('requests: {cpu: 600m, memory: 640Mi}', `requests: {cpu: ${cpu}, memory: 640Mi}`);
-  return git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': text });
+  return standIns.git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': text });
 }
 
 describe('reconcile: a person pushes between kerf steps', () => {
   it('closing an orphan PR deletes its branch only while it is the commit kerf saw; a later push keeps branch and PR, said once', async () => {
-    h = await startHarness(git);
+    h = await standIns.start();
     await h.run();
-    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await recommendationsWithout('orders') });
+    await standIns.git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await recommendationsWithout('orders') });
     let theirs: string | undefined;
     const raced = (port: GitPort): GitPort => ({
       ...port,
       async deleteBranch(branch, expected) {
         // After kerf's fetch at the start of the run, before its delete: the window the whole run long.
-        if (branch === ORDERS && theirs === undefined) theirs = await git.pushAs(OWNER, h.repo, SOMEONE, ORDERS, { 'notes.txt': 'keep me\n' });
+        if (branch === ORDERS && theirs === undefined) theirs = await standIns.git.pushAs(OWNER, h.repo, SOMEONE, ORDERS, { 'notes.txt': 'keep me\n' });
         return port.deleteBranch(branch, expected);
       },
     });
@@ -97,14 +86,14 @@ describe('reconcile: a person pushes between kerf steps', () => {
   });
 
   it('without a push in between, the orphan branch goes and the PR is closed as kerf\'s own close', async () => {
-    h = await startHarness(git);
+    h = await standIns.start();
     await h.run();
-    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await recommendationsWithout('orders') });
+    await standIns.git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await recommendationsWithout('orders') });
     const result = await runKeepingCommits();
     expect(outcome(result, ORDERS)?.action).toBe('closed');
     expect(await h.head(ORDERS)).toBeNull();
     // kerf's own close is no decision: the same change, wanted again, opens a new PR.
-    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await readFile(join(EXAMPLE, 'recommendations/shop.yaml'), 'utf8') });
+    await standIns.git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': await readFile(join(EXAMPLE, 'recommendations/shop.yaml'), 'utf8') });
     const again = await runKeepingCommits();
     expect(outcome(again, ORDERS)?.action).toBe('opened');
     expect(prsOf(ORDERS).map((pr) => pr.state)).toEqual(['closed', 'open']);
@@ -113,7 +102,7 @@ describe('reconcile: a person pushes between kerf steps', () => {
 
 describe('reconcile: a closed PR is a decision', () => {
   it('a PR a person closed is not reopened nor proposed again for the same change; a different change opens a new PR', async () => {
-    h = await startHarness(git);
+    h = await standIns.start();
     await h.run();
     const [pr] = prsOf(CHECKOUT);
     await closeAsPerson(pr!.number);
@@ -136,7 +125,7 @@ describe('reconcile: a closed PR is a decision', () => {
 
 describe('reconcile: two runs at once', () => {
   it('a lease lost to another kerf run is no take-over: nothing said, the next run goes on; a later person push is still said', async () => {
-    h = await startHarness(git);
+    h = await standIns.start();
     await h.run();
     await setCheckoutCpu('700m');
     let other: ReconcileResult | undefined;
@@ -158,7 +147,7 @@ describe('reconcile: two runs at once', () => {
     expect(outcome(next, CHECKOUT)?.action).toBe('updated');
     expect(await h.show(CHECKOUT, 'apps/shop/checkout.yaml')).toContain('cpu: "800m"');
 
-    const theirs = await git.pushAs(OWNER, h.repo, SOMEONE, CHECKOUT, { 'notes.txt': 'mine now\n' });
+    const theirs = await standIns.git.pushAs(OWNER, h.repo, SOMEONE, CHECKOUT, { 'notes.txt': 'mine now\n' });
     await runKeepingCommits();
     await runKeepingCommits();
     expect(await h.head(CHECKOUT)).toBe(theirs);
@@ -166,7 +155,7 @@ describe('reconcile: two runs at once', () => {
   });
 
   it('a take-over kerf gets back (label removed) and a second take-over is said again', async () => {
-    h = await startHarness(git);
+    h = await standIns.start();
     await h.run();
     const [pr] = prsOf(CHECKOUT);
     const label = (method: 'POST' | 'DELETE') =>
@@ -185,5 +174,58 @@ describe('reconcile: two runs at once', () => {
     await runKeepingCommits();
     await runKeepingCommits();
     expect(commentsOn(CHECKOUT)).toHaveLength(2);
+  });
+});
+
+describe('reconcile: PR bodies within GitHub\'s limit', () => {
+  it('groupBy single over 400 workloads is split into PRs whose bodies fit, each saying so, every workload in exactly one', async () => {
+    const count = 400;
+    const files: Record<string, string> = {
+      '.kerf/config.yaml': 'groupBy: single\nprHourlyLimit: 20\n',
+      'policies/fleet.yaml': 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingPolicy\nmetadata: {name: default, namespace: fleet}\nspec: {apply: {strategy: rollout}}\n',
+    };
+    const recommendations: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const name = `service-with-a-rather-long-name-${String(i).padStart(3, '0')}`;
+      files[`apps/${name}.yaml`] = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: fleet}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      containers:
+        - name: application-server
+          image: registry.example/app:1
+          resources:
+            requests: {cpu: 500m, memory: 512Mi}
+`;
+      recommendations.push(`apiVersion: kerf.getkerf.dev/v1alpha1
+kind: RightsizingRecommendation
+metadata: {name: ${name}, namespace: fleet}
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: ${name}}
+  containers:
+    - {name: application-server, requests: {cpu: 250m, memory: 384Mi}}
+`);
+    }
+    files['recommendations/fleet.yaml'] = recommendations.join('---\n');
+    h = await standIns.start({ baseFiles: files });
+    const result = await runKeepingCommits();
+    expect(result.errors).toEqual([]);
+    const prs = h.gh.state.prs;
+    expect(prs.length).toBeGreaterThan(1);
+    expect(result.pullRequests.map((pr) => pr.action)).toEqual(prs.map(() => 'opened'));
+    for (const [i, pr] of [...prs].sort((a, b) => a.head.localeCompare(b.head)).entries()) {
+      expect(pr.head).toBe(`kerf/_all-part-${i + 1}`);
+      expect(pr.title).toMatch(new RegExp(`\\(part ${i + 1} of ${prs.length}\\)$`));
+      expect((pr.body ?? '').length).toBeLessThanOrEqual(65_536);
+      expect(pr.body).toContain(`so this change is split over ${prs.length} pull requests; this is part ${i + 1}.`);
+    }
+    const targets = prs.flatMap((pr) => readMeta(pr.body)?.targets ?? []);
+    expect(targets).toHaveLength(count);
+    expect(new Set(targets).size).toBe(count);
   });
 });

@@ -11,7 +11,7 @@ import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
 import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type PushResult, type Worktree } from './git.js';
 import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
 import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, splitToFit, targetName, type PrGroup } from './groups.js';
-import { boundBody, GITHUB_BODY_LIMIT } from './markdown.js';
+import { boundBody, code, GITHUB_BODY_LIMIT } from './markdown.js';
 import { bodyView, loadBodyTemplate, metaMarker, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
@@ -325,7 +325,7 @@ class Reconciler {
     if (head === null) return null;
     const commit = await this.git.commitInfo(head);
     if (!isKerfCommit(commit, this.author(base))) {
-      return `someone else pushed to the branch (commit ${commit.sha.slice(0, 12)} by ${commit.authorEmail} is not kerf's)`;
+      return `someone else pushed to the branch (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)`;
     }
     return null;
   }
@@ -356,7 +356,7 @@ class Reconciler {
     await this.git.fetch([branch], 2);
     const commit = await this.git.commitInfo(remoteSha);
     if (isKerfCommit(commit, this.author(base))) return { by: 'kerf' };
-    return { by: 'person', why: `someone else pushed to the branch while kerf was working on it (commit ${commit.sha.slice(0, 12)} by ${commit.authorEmail} is not kerf's)` };
+    return { by: 'person', why: `someone else pushed to the branch while kerf was working on it (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)` };
   }
 
   /**
@@ -580,6 +580,7 @@ class Reconciler {
       return;
     }
     const reason = this.closeReason(base, meta.targets);
+    const told = this.closeReason(base, meta.targets, code);
     if (head !== null) {
       // Deleted only while it is still the commit kerf saw: a commit pushed since is never dropped.
       const deleted: PushResult = await this.git.deleteBranch(pr.branch, head);
@@ -597,7 +598,7 @@ class Reconciler {
     }
     // Marked as kerf's close, so it is not taken for a person's decision on a later run.
     await this.github.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
-    await this.github.comment(pr.number, `kerf closes this pull request: ${reason}.`);
+    await this.github.comment(pr.number, `kerf closes this pull request: ${told}.`);
     record('closed', reason);
   }
 
@@ -613,25 +614,25 @@ class Reconciler {
     return holds.find((hold) => hold === 'Paused') ?? holds.find((hold) => hold !== null) ?? null;
   }
 
-  /** Why the change is no longer wanted, per target (R2). */
-  private closeReason(base: Base, targets: readonly string[]): string {
+  /** Why the change is no longer wanted, per target (R2); `name` shows a target or branch (as code, in a comment). */
+  private closeReason(base: Base, targets: readonly string[], name: (value: string) => string = (value) => value): string {
     const decisions = new Map(base.run.plan.decisions.map((d) => [workloadKey(d.target), d]));
     const branchOf = (target: ObjectRef) => [...base.groups.values()].find((g) => g.proposed.some((d) => workloadKey(d.target) === workloadKey(target)))?.branch;
     return targets
       .map((target) => {
         const decision = decisions.get(target);
-        if (!decision) return `${target}: its recommendation is gone`;
-        if (decision.action === 'pull-request') return `${target}: now proposed on ${branchOf(decision.target) ?? 'another branch'}`;
-        if (decision.action === 'in-place') return `${target}: its change now goes in place, through the in-cluster helper (G2)`;
+        if (!decision) return `${name(target)}: its recommendation is gone`;
+        if (decision.action === 'pull-request') return `${name(target)}: now proposed on ${name(branchOf(decision.target) ?? 'another branch')}`;
+        if (decision.action === 'in-place') return `${name(target)}: its change now goes in place, through the in-cluster helper (G2)`;
         switch (decision.phase) {
           case 'UpToDate':
-            return `${target}: already at the recommended values`;
+            return `${name(target)}: already at the recommended values`;
           case 'Recommended':
-            return `${target}: its policy is now mode: recommend, so kerf releases its fields (R2)`;
+            return `${name(target)}: its policy is now mode: recommend, so kerf releases its fields (R2)`;
           case 'Unmanaged':
-            return `${target}: no policy covers it any more, so kerf releases its fields (R2)`;
+            return `${name(target)}: no policy covers it any more, so kerf releases its fields (R2)`;
           default:
-            return `${target}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
+            return `${name(target)}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
         }
       })
       .join('; ');

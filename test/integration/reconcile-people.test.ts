@@ -74,7 +74,7 @@ describe('reconcile: a person pushes between kerf steps', () => {
     });
     const first = await runKeepingCommits({}, { git: raced });
     expect(first.errors).toEqual([]);
-    expect(outcome(first, ORDERS)).toMatchObject({ action: 'held', reason: expect.stringContaining(`commit ${theirs?.slice(0, 12)} by ${SOMEONE.email} is not kerf's`) });
+    expect(outcome(first, ORDERS)).toMatchObject({ action: 'held', reason: expect.stringContaining(`commit \`${theirs?.slice(0, 12)}\` by \`${SOMEONE.email}\` is not kerf's`) });
     expect(await h.head(ORDERS)).toBe(theirs);
     expect(prsOf(ORDERS).map((pr) => pr.state)).toEqual(['open']);
     expect(commentsOn(ORDERS)).toEqual([expect.stringMatching(/^kerf no longer updates this branch: someone else pushed to the branch while kerf was working on it/)]);
@@ -151,7 +151,7 @@ describe('reconcile: two runs at once', () => {
     await runKeepingCommits();
     await runKeepingCommits();
     expect(await h.head(CHECKOUT)).toBe(theirs);
-    expect(commentsOn(CHECKOUT)).toEqual([expect.stringContaining(`commit ${theirs.slice(0, 12)} by ${SOMEONE.email} is not kerf's`)]);
+    expect(commentsOn(CHECKOUT)).toEqual([expect.stringContaining(`commit \`${theirs.slice(0, 12)}\` by \`${SOMEONE.email}\` is not kerf's`)]);
   });
 
   it('a take-over kerf gets back (label removed) and a second take-over is said again', async () => {

@@ -122,7 +122,7 @@ describe('reconcile against the stand-ins', () => {
     const pr = prOf('kerf/shop/deployment/orders');
     expect(pr.state).toBe('closed');
     expect(h.gh.state.comments.filter((c) => c.issueNumber === pr.number).map((c) => c.body)).toEqual([
-      'kerf closes this pull request: shop/Deployment/orders: its recommendation is gone.',
+      'kerf closes this pull request: `shop/Deployment/orders`: its recommendation is gone.',
     ]);
     expect(await h.head('kerf/shop/deployment/orders')).toBeNull();
     expect(h.gh.state.prs.filter((p) => p.state === 'open')).toHaveLength(3);

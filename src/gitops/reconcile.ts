@@ -519,13 +519,14 @@ class Reconciler {
     }
   }
 
-  /** The PR a person closed without merging that carried `changeSet`, or null (kerf's own closes do not count). */
+  /** The PR a person closed without merging that carried `changeSet`, or null (kerf's own closes and closed take-overs do not count). */
   private async declinedBy(branch: string, baseBranch: string, changeSet: string) {
     const closed = await this.github.listClosedPulls(branch, baseBranch);
     return (
       closed.find((pr) => {
         const meta = readMeta(pr.body);
-        return !pr.merged && meta !== null && meta.closedBy !== 'kerf' && meta.changeSet === changeSet;
+        // A PR a person had taken over and then closed is handed back (as kerf's notice tells them), no decision.
+        return !pr.merged && meta !== null && meta.closedBy !== 'kerf' && meta.stopped !== true && meta.changeSet === changeSet;
       }) ?? null
     );
   }

@@ -121,6 +121,19 @@ describe('reconcile: a closed PR is a decision', () => {
     expect(prsOf(CHECKOUT).map((p) => p.state)).toEqual(['closed', 'open']);
     expect(await h.show(CHECKOUT, 'apps/shop/checkout.yaml')).toContain('cpu: "700m"');
   });
+  it('a taken-over PR closed by deleting its branch (as kerf\'s notice says) hands the change back: kerf opens a fresh PR', async () => {
+    h = await standIns.start();
+    await h.run();
+    await standIns.git.pushAs(OWNER, h.repo, SOMEONE, CHECKOUT, { 'notes.txt': 'mine\n' });
+    await runKeepingCommits();
+    expect(commentsOn(CHECKOUT)).toHaveLength(1);
+    const deleted = await fetch(`${h.gh.url}/repos/${OWNER}/${h.repo}/git/refs/heads/${CHECKOUT}`, { method: 'DELETE', headers: { authorization: `token ${TOKEN}` } });
+    expect(deleted.status).toBe(204);
+    expect(prsOf(CHECKOUT).map((p) => p.state)).toEqual(['closed']);
+    const result = await runKeepingCommits();
+    expect(outcome(result, CHECKOUT)?.action).toBe('opened');
+    expect(prsOf(CHECKOUT).map((p) => p.state)).toEqual(['closed', 'open']);
+  });
 });
 
 describe('reconcile: two runs at once', () => {

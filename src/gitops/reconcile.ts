@@ -331,16 +331,18 @@ class Reconciler {
   }
 
   /**
-   * Says once on the PR that kerf stopped updating it, and records that in the metadata with the
-   * status: a body kerf renders again (it took the branch back) drops the record, so a later
-   * take-over is said again.
+   * Says once on the PR that kerf stopped updating it, and records that in the metadata (with the
+   * status, when kerf still sets one: without, the change is no longer kerf's at all): a body kerf
+   * renders again (it took the branch back) drops the record, so a later take-over is said again.
    */
   private async noticeStopped(pr: OpenPullRequest, why: string, status?: WindowStatus): Promise<void> {
     const meta = readMeta(pr.body);
     if (meta?.stopped !== true) {
       await this.github.comment(
         pr.number,
-        `kerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, remove the label ${STOP_LABEL} and reset the branch to kerf's last commit, or delete the branch.`,
+        status
+          ? `kerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, remove the label ${STOP_LABEL} and reset the branch to kerf's last commit, or delete the branch.`
+          : `kerf no longer updates this branch: ${why}. kerf no longer proposes this change either, so it left the branch and this pull request as they are, for you to merge or close.`,
       );
     }
     if (status) await this.holdStatus(pr, status, { stopped: true });

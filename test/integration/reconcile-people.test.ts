@@ -77,7 +77,7 @@ describe('reconcile: a person pushes between kerf steps', () => {
     expect(outcome(first, ORDERS)).toMatchObject({ action: 'held', reason: expect.stringContaining(`commit \`${theirs?.slice(0, 12)}\` by \`${SOMEONE.email}\` is not kerf's`) });
     expect(await h.head(ORDERS)).toBe(theirs);
     expect(prsOf(ORDERS).map((pr) => pr.state)).toEqual(['open']);
-    expect(commentsOn(ORDERS)).toEqual([expect.stringMatching(/^kerf no longer updates this branch: someone else pushed to the branch while kerf was working on it/)]);
+    expect(commentsOn(ORDERS)).toEqual([expect.stringMatching(/^kerf no longer updates this branch: someone else pushed to the branch while kerf was working on it .*kerf no longer proposes this change either, so it left the branch and this pull request as they are/)]);
 
     const second = await runKeepingCommits();
     expect(outcome(second, ORDERS)).toMatchObject({ action: 'held', reason: expect.stringContaining('left to its new owner') });

@@ -87,7 +87,9 @@ export function withoutCredentials(url: string): { url: string; password?: strin
     return { url }; // scp-like (`git@host:repo`) or a path: nothing to strip
   }
   if (!/^https?:$/.test(parsed.protocol) || (parsed.username === '' && parsed.password === '')) return { url };
-  const password = decodeURIComponent(parsed.password);
+  // `https://<token>@host/…` carries a GitHub token as the user name (their prefixes say so).
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password) || (/^(gh[pousr]_|github_pat_)/.test(user) ? user : '');
   parsed.username = '';
   parsed.password = '';
   return { url: parsed.toString(), ...(password && { password }) };

@@ -8,6 +8,7 @@ import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command
 import { diagnose, renderFindings } from './gitops/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
 import { planEdits } from './gitops/edits.js';
+import { hasErrors } from './gitops/plan.js';
 import { writeFilesAtomic } from './manifests/atomic-write.js';
 import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
@@ -174,7 +175,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         const options = parseCommandOptions(rest, env);
         const { plan } = await runPlan(options);
         process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
-        return 0;
+        return hasErrors(plan.errors) ? 1 : 0;
       }
       case 'write': {
         const options = parseCommandOptions(rest, env);
@@ -187,7 +188,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
             ? `${JSON.stringify(result, null, 2)}\n`
             : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
         );
-        return errors.length > 0 ? 1 : 0;
+        return hasErrors(result.errors) ? 1 : 0;
       }
       case 'doctor': {
         const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });

@@ -13,6 +13,11 @@ import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { compiledWindows } from '../rules/window-state.js';
 
+/** Whether a run met an error (warnings do not count): exit 1, a red step. */
+export function hasErrors(errors: readonly PlanError[]): boolean {
+  return errors.some((error) => error.severity !== 'warning');
+}
+
 export interface Plan {
   now: string;
   decisions: Decision[];
@@ -45,6 +50,7 @@ function windowErrors(policies: readonly RightsizingPolicy[], config: KerfConfig
       // The rule's message starts with its own list name; the policy's field path replaces it.
       const detail = error.message.slice(error.message.indexOf(': ') + 2);
       errors.push({
+        code: error.code,
         ...(file !== undefined && { file }),
         ...(line !== undefined && { line }),
         object: owner,
@@ -80,8 +86,9 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
 
   for (const recommendation of recommendations) {
     const where = `${recommendation.source?.file ? `${recommendation.source.file}: ` : ''}RightsizingRecommendation ${recommendation.namespace}/${recommendation.name}`;
-    const fail = (field: string, message: string) =>
+    const fail = (code: string, field: string, message: string) =>
       errors.push({
+        code,
         ...(recommendation.source?.file !== undefined && { file: recommendation.source.file }),
         ...(recommendation.source?.line !== undefined && { line: recommendation.source.line }),
         object: `RightsizingRecommendation ${recommendation.namespace}/${recommendation.name}`,
@@ -90,19 +97,19 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
       });
     const { kind, name } = recommendation.targetRef;
     if (!(WORKLOAD_KINDS as readonly string[]).includes(kind)) {
-      fail('spec.targetRef.kind', `unsupported target kind ${JSON.stringify(kind)}; kerf-gitops rightsizes ${WORKLOAD_KINDS.join(', ')}`);
+      fail('UnsupportedTargetKind', 'spec.targetRef.kind', `unsupported target kind ${JSON.stringify(kind)}; kerf-gitops rightsizes ${WORKLOAD_KINDS.join(', ')}`);
       continue;
     }
     const key = workloadKey({ namespace: recommendation.namespace, kind, name });
     const workload = index.workloads.get(key);
     if (!workload) {
-      fail('spec.targetRef', `target ${key} is not in the repo`);
+      fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo`);
       continue;
     }
     const match = selectPolicy(workload, policiesByNamespace.get(workload.ref.namespace) ?? []);
     if (match.kind === 'ambiguous') {
       const [a, b] = match.policies;
-      fail('spec.targetRef', `${key} is covered by two equally specific policies, ${a.name} (${a.source?.file ?? '?'}) and ${b.name} (${b.source?.file ?? '?'}); it is left alone until one of them is narrowed`);
+      fail('AmbiguousPolicy', 'spec.targetRef', `${key} is covered by two equally specific policies, ${a.name} (${a.source?.file ?? '?'}) and ${b.name} (${b.source?.file ?? '?'}); it is left alone until one of them is narrowed`);
     }
     const facts: DecisionFacts = {
       fleetPaused,

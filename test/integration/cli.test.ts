@@ -77,10 +77,11 @@ describe('kerf-gitops plan', () => {
     await cp(join(example, 'recommendations/shop.yaml'), join(dir, 'a.yaml'));
     await writeFile(join(dir, 'b.yaml'), 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingRecommendation\nmetadata: {name: ghost, namespace: shop}\nspec: {targetRef: {kind: Deployment, name: ghost}, containers: [{name: a, requests: {cpu: 1}}]}\n');
     const { code, stdout } = await kerf(['plan', '--repo', example, '--recommendations', join(dir, '*.yaml'), '--output', 'json']);
-    expect(code).toBe(0);
+    // Any error exits 1 (the rest of the plan is still printed); exit 0 with errors was a green run that hid them.
+    expect(code).toBe(1);
     const plan = JSON.parse(stdout);
     expect(plan.decisions).toHaveLength(8);
-    expect(plan.errors).toEqual([expect.objectContaining({ field: 'spec.targetRef', message: expect.stringMatching(/target shop\/Deployment\/ghost is not in the repo/) })]);
+    expect(plan.errors).toEqual([expect.objectContaining({ code: 'TargetNotFound', field: 'spec.targetRef', message: expect.stringMatching(/target shop\/Deployment\/ghost is not in the repo/) })]);
   });
 
   it.each([
@@ -141,7 +142,8 @@ describe('kerf-gitops write', () => {
     expect(code).toBe(1);
     const result = JSON.parse(stdout);
     expect(result.written).not.toContain('apps/shop/checkout.yaml');
-    expect(result.errors).toEqual([expect.objectContaining({ file: 'apps/shop/checkout.yaml', message: expect.stringMatching(/checkout.*memory/) })]);
+    // The recommendation itself holds its limit (640Mi): it is refused whole, at its own file and line.
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'RequestAboveLimit', file: 'recommendations/shop.yaml', field: 'spec.containers[0].requests.memory', message: expect.stringMatching(/checkout.*memory/) })]);
     expect(await readFile(join(repo, 'apps/shop/checkout.yaml'), 'utf8')).toBe(await readFile(join(example, 'apps/shop/checkout.yaml'), 'utf8'));
   });
 });

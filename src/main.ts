@@ -5,12 +5,13 @@ import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command.js';
-import { diagnose, renderFindings } from './gitops/doctor.js';
+import { diagnose, notChecked, renderFindings } from './gitops/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
 import { planEdits } from './gitops/edits.js';
 import { hasErrors } from './gitops/plan.js';
 import { writeFilesAtomic } from './manifests/atomic-write.js';
-import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
+import { readFileSync } from 'node:fs';
+import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
 import { runStatusCommand } from './gitops/status-command.js';
 
@@ -21,8 +22,10 @@ commands:
   write      make the plan's pull-request edits in the working tree (no git, no network)
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
              (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
-  doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
-             with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
+  doctor     the validator: every problem of the repo's policies, recommendations, manifests and config (with
+             --recommendations cluster, of the cluster's too), policies that match nothing, missing targets, and what
+             would stop merged changes from landing or windows from holding; exit 1 on any error (--strict: on any
+             finding); with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
            (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none);
            with --recommendations cluster it also writes each recommendation's status, marks merged
@@ -36,7 +39,12 @@ options:
                              "cluster" reads them, with their status and live facts, from the cluster
   --config FILE              reconciler config (default: <repo>/.kerf/config.yaml)
   --now RFC3339              judge windows at this time (default: the clock)
-  --output table|json        (default: table)
+  -o, --output table|json    (default: table)
+  -h, --help                 this help (on every command); --version: the version
+
+exit codes: 0 clean; 1 the run met an error (invalid policy, recommendation, manifest or config;
+a failed PR group), the rest was still done; 2 input that stops the run (bad flags, a missing
+repo, paths outside the repo, an invalid branchPrefix, no cluster when one is needed)
 
 reconcile options (flags beat .kerf/config.yaml):
   --dry-run                  print what would be done, PR bodies included; no token, no remote, no writes
@@ -82,7 +90,7 @@ export function parseCommandOptions(
       recommendations: { type: 'string', multiple: true, default: [] },
       config: { type: 'string' },
       now: { type: 'string' },
-      output: { type: 'string', default: 'table' },
+      output: { type: 'string', short: 'o', default: 'table' },
       ...extraOptions,
     },
     allowPositionals: false,
@@ -126,6 +134,8 @@ async function helperCommand(args: string[]): Promise<number> {
     allowPositionals: false,
     strict: true,
   });
+  const problem = clusterConfigProblem(process.env);
+  if (problem) throw new UsageError(problem);
   const { KubeConfig } = await import('@kubernetes/client-node');
   const { runHelper, HelperConfigError, HelperOptionsError } = await import('./helper/main.js');
   const { jsonLineLogger } = await import('./logger.js');
@@ -167,8 +177,23 @@ async function windowProtection(env: NodeJS.ProcessEnv) {
   }
 }
 
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/** A cluster-only command needs a cluster: without one it is input that stops the run. */
+function requireCluster(env: NodeJS.ProcessEnv): ClusterConnection {
+  const problem = clusterConfigProblem(env);
+  if (problem) throw new UsageError(problem);
+  return clusterFromEnvironment();
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && command !== 'help' && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   try {
     switch (command) {
       case 'plan': {
@@ -195,8 +220,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         const { plan, index, config } = await runPlan(options);
         const branchProtection = await windowProtection(env);
         const findings = diagnose({ index, plan, config, now: options.now, ...(branchProtection && { branchProtection }) });
-        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings }, null, 2)}\n` : renderFindings(findings));
-        return options.extra.strict === true && findings.length > 0 ? 1 : 0;
+        const unchecked = notChecked({ ...(branchProtection && { branchProtection }), cluster: options.cluster !== undefined });
+        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings, notChecked: unchecked }, null, 2)}\n` : renderFindings(findings, unchecked));
+        // Any error fails; --strict fails on warnings too.
+        return findings.some((finding) => finding.severity === 'error' || options.extra.strict === true) ? 1 : 0;
       }
       case 'reconcile':
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
@@ -204,10 +231,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await helperCommand(rest);
       case 'status': {
         const options = parseCommandOptions(rest, env);
-        return await runStatusCommand(options.cluster ?? clusterFromEnvironment(), options.output, options.now, process.stdout, process.stderr);
+        return await runStatusCommand(options.cluster ?? requireCluster(env), options.output, options.now, process.stdout, process.stderr);
       }
+      case '--version':
+      case '-V':
+        process.stdout.write(`kerf-gitops ${version()}\n`);
+        return 0;
       case undefined:
       case '--help':
+      case '-h':
       case 'help':
         process.stdout.write(USAGE);
         return command === undefined ? 2 : 0;

@@ -164,6 +164,16 @@ describe('hostile files are contained: one error for the file, the run goes on',
     expect(plan.decisions).toMatchObject([PROPOSED]);
   });
 
+  it('a kustomization cycle with no root is KustomizationCycle naming each file, not silence', async () => {
+    const plan = await planOf({
+      'loop/a/kustomization.yaml': 'resources: [../b, deployment.yaml]\n',
+      'loop/a/deployment.yaml': DEPLOYMENT.replace(/cart/g, 'looped'),
+      'loop/b/kustomization.yaml': 'resources: [../a]\n',
+    });
+    expect(plan.errors.filter((e) => e.code === 'KustomizationCycle').map((e) => e.file).sort()).toEqual(['loop/a/kustomization.yaml', 'loop/b/kustomization.yaml']);
+    expect(plan.decisions).toMatchObject([PROPOSED]);
+  });
+
   it('a workload whose name is no Kubernetes name is not read (InvalidName)', async () => {
     const plan = await planOf({ 'apps/cart.yaml': DEPLOYMENT.replace('name: cart,', 'name: "`cart`",') });
     expect(plan.errors.map((e) => e.code)).toEqual(['InvalidName', 'TargetNotFound']);

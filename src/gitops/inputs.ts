@@ -2,9 +2,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KerfConfig, PlanError, RightsizingRecommendation } from '../model/types.js';
-import { CONFIG_DEFAULTS, validateConfig, API_VERSION, validateRecommendation } from '../model/validate.js';
-import { documentLocator } from '../model/yaml-locate.js';
+import { CONFIG_DEFAULTS, API_VERSION, validateRecommendation } from '../model/validate.js';
 import { decodeUtf8, indexRepo, misspeltKerfObject, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
+import { readConfigText } from '../manifests/config-file.js';
+import { documentLocator } from '../model/yaml-locate.js';
 import { applyKustomizeValues, buildGraph, kustomizeErrors, kustomizeView } from '../manifests/kustomize-values.js';
 
 /** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path, a config kerf cannot run with. */
@@ -32,23 +33,6 @@ export async function loadConfig(repo: string, file: string | undefined): Promis
   const stopping = errors.filter((error) => error.code !== undefined && STOPPING_CONFIG_CODES.has(error.code));
   if (stopping.length > 0) throw new InputError(stopping.map((error) => error.message).join('\n'));
   return { config, file: shown, errors };
-}
-
-/**
- * The config file's bytes read through the same pipeline as every manifest (UTF-8, YAML errors,
- * duplicate keys, aliases, then the schema). A file that cannot be read as a config at all pauses
- * the run: its pause or freeze may be in the part that failed.
- */
-export function readConfigText(shown: string, bytes: Uint8Array): { config: KerfConfig; errors: PlanError[] } {
-  const errors: PlanError[] = [];
-  const text = decodeUtf8(shown, bytes, errors);
-  const scanned = text === undefined ? undefined : parseFile(shown, text, errors);
-  if (!scanned || scanned.broken) {
-    for (const error of errors) error.message += '; counts as paused until it is fixed';
-    return { config: { ...CONFIG_DEFAULTS, pause: true }, errors };
-  }
-  const validated = validateConfig(scanned.documents[0] ?? null, { file: shown, locate: documentLocator(scanned.text, 0) });
-  return { config: validated.config, errors: [...errors, ...validated.errors] };
 }
 
 /** `paths` entries must name directories inside the repo. */

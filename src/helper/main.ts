@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KerfConfig } from '../model/types.js';
 import { CONFIG_DEFAULTS } from '../model/validate.js';
-import { readConfigText } from '../gitops/inputs.js';
+import { readConfigText } from '../manifests/config-file.js';
 import { kubeClusterPort } from '../cluster/kube-cluster-port.js';
 import { kubeClusterWatch } from '../cluster/kube-watch.js';
 import { Controller } from './controller.js';

@@ -3,7 +3,6 @@ import type {
   Decision,
   KerfConfig,
   PlanError,
-  RightsizingPolicy,
   RightsizingRecommendation,
 } from '../model/types.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
@@ -11,7 +10,6 @@ import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
-import { compiledWindows } from '../rules/window-state.js';
 
 /** Whether a run met an error (warnings do not count): exit 1, a red step. */
 export function hasErrors(errors: readonly PlanError[]): boolean {
@@ -41,33 +39,6 @@ function groupByNamespace<T>(items: readonly T[], namespaceOf: (item: T) => stri
   return groups;
 }
 
-/** Invalid windows are reported once per list, naming the policy (or the config) and the index. */
-function windowErrors(policies: readonly RightsizingPolicy[], config: KerfConfig, configFile: string | undefined): PlanError[] {
-  const errors: PlanError[] = [];
-  const report = (owner: string, file: string | undefined, line: number | undefined, field: string, kind: 'maintenance' | 'freeze', specs: RightsizingPolicy['apply']['freezeWindows']) => {
-    for (const error of compiledWindows(specs, kind).errors) {
-      const path = `${field}[${error.index}]${error.field === undefined ? '' : `.${error.field}`}`;
-      // The rule's message starts with its own list name; the policy's field path replaces it.
-      const detail = error.message.slice(error.message.indexOf(': ') + 2);
-      errors.push({
-        code: error.code,
-        ...(file !== undefined && { file }),
-        ...(line !== undefined && { line }),
-        object: owner,
-        field: path,
-        message: `${file ? `${file}: ` : ''}${owner}: ${path}: ${detail}`,
-      });
-    }
-  };
-  for (const policy of policies) {
-    const owner = `RightsizingPolicy ${policy.namespace}/${policy.name}`;
-    report(owner, policy.source?.file, policy.source?.line, 'spec.apply.maintenanceWindows', 'maintenance', policy.apply.maintenanceWindows);
-    report(owner, policy.source?.file, policy.source?.line, 'spec.apply.freezeWindows', 'freeze', policy.apply.freezeWindows);
-  }
-  report('config', configFile, undefined, 'freeze.windows', 'freeze', config.freeze.windows);
-  return errors;
-}
-
 function byTarget(a: Decision, b: Decision): number {
   return (
     a.target.namespace.localeCompare(b.target.namespace) ||
@@ -76,9 +47,10 @@ function byTarget(a: Decision, b: Decision): number {
   );
 }
 
-export function makePlan(input: PlanInput, configFile?: string): Plan {
+export function makePlan(input: PlanInput): Plan {
   const { index, recommendations, config, fleetPaused, now } = input;
-  const errors: PlanError[] = [...index.errors, ...windowErrors(index.policies, config, configFile)];
+  // Window problems come with the objects' own (validation reports them, at the field's line).
+  const errors: PlanError[] = [...index.errors];
   const policiesByNamespace = groupByNamespace(index.policies, (policy) => policy.namespace);
   const pdbsByNamespace = groupByNamespace(index.pdbs, (pdb) => pdb.ref.namespace);
   const hpasByNamespace = groupByNamespace(index.hpas, (hpa) => hpa.ref.namespace);

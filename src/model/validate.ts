@@ -19,6 +19,7 @@ import { MODES, STRATEGIES } from './types.js';
 import { fieldPath, type ProblemCode, type SchemaIssue, validateConfigShape, validatePolicyShape, validateRecommendationShape } from './schema.js';
 import type { Locator } from './yaml-locate.js';
 import { parseQuantity, QuantityError, type Quantity } from '../rules/quantity.js';
+import { compiledWindows } from '../rules/window-state.js';
 
 export const API_GROUP = 'kerf.getkerf.dev';
 export const API_VERSION = `${API_GROUP}/v1alpha1`;
@@ -64,6 +65,14 @@ class Problems {
 
   issues(issues: readonly SchemaIssue[]): void {
     for (const issue of issues) this.add(issue.code, issue.path, issue.message);
+  }
+
+  /** The window rules' problems (W1–W3, Z3), at the window field's own line; they keep their rule-book meaning. */
+  windows(specs: readonly WindowSpec[], path: Path, kind: 'maintenance' | 'freeze'): void {
+    for (const error of compiledWindows(specs, kind).errors) {
+      // The rule's message starts with its own list name; the field path replaces it.
+      this.add(error.code, [...path, error.index, ...(error.field === undefined ? [] : [error.field])], error.message.slice(error.message.indexOf(': ') + 2));
+    }
   }
 }
 
@@ -168,6 +177,7 @@ export function validatePolicy(doc: Json, source: ValidationSource): { policy: R
     source: { file: source.file, ...(source.line !== undefined && { line: source.line }) },
     ...(invalid[0] && { invalid: invalid[0].message }),
   };
+  for (const list of WINDOW_LISTS) problems.windows(policy.apply[list], ['spec', 'apply', list], list === 'freezeWindows' ? 'freeze' : 'maintenance');
   return { policy, errors: problems.errors };
 }
 
@@ -346,6 +356,8 @@ export function validateConfig(doc: unknown, source: string | ValidationSource):
   (Array.isArray(value.unsupportedNodeSelectors) ? value.unsupportedNodeSelectors : []).forEach((selector, index) =>
     checkSelector(problems, selector, ['unsupportedNodeSelectors', index]),
   );
+  const freezeWindows = windowList(freeze.windows, true);
+  problems.windows(freezeWindows, ['freeze', 'windows'], 'freeze');
   const author = isObject(value.author) && !broken(['author']) ? (value.author as KerfConfig['author']) : undefined;
   const config: KerfConfig = {
     ...(typeof value.cluster === 'string' && { cluster: value.cluster }),
@@ -358,7 +370,7 @@ export function validateConfig(doc: unknown, source: string | ValidationSource):
     prHourlyLimit: take('prHourlyLimit'),
     prConcurrentLimit: take('prConcurrentLimit'),
     paths: take('paths'),
-    freeze: { now: frozen || freeze.now === true, windows: windowList(freeze.windows, true) },
+    freeze: { now: frozen || freeze.now === true, windows: freezeWindows },
     pause: paused || value.pause === true,
     unsupportedNodeSelectors: take('unsupportedNodeSelectors'),
   };

@@ -179,7 +179,8 @@ describe('the bundled Action', () => {
       { level: 'error', properties: { title: 'kerf: YamlSyntax', file: 'checkout/apps/shop/broken.yaml', line: '4', col: '1' }, message: expect.stringContaining('apps/shop/broken.yaml:4: ') },
       {
         level: 'error',
-        properties: { title: 'kerf: InvalidSchedule', file: 'checkout/policies/extra.yaml', line: '2' },
+        // At the offending field (the schedule), not the policy's first line.
+        properties: { title: 'kerf: InvalidSchedule', file: 'checkout/policies/extra.yaml', line: '10', col: '10' },
         message: expect.stringContaining('RightsizingPolicy tools/nightly: spec.apply.maintenanceWindows[0].schedule: "0 0 1 * * 6" has 6 fields'),
       },
     ]);

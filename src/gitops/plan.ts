@@ -75,7 +75,9 @@ export function makePlan(input: PlanInput): Plan {
     const key = workloadKey({ namespace: recommendation.namespace, kind, name });
     const workload = index.workloads.get(key);
     if (!workload) {
-      fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo`);
+      const unreadable = index.unreadable?.get(key);
+      if (unreadable) fail('UnparsableObject', 'spec.targetRef', `target ${key} is in ${unreadable.file}, which does not parse (${unreadable.message}); nothing is planned for it`);
+      else fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo`);
       continue;
     }
     const match = selectPolicy(workload, policiesByNamespace.get(workload.ref.namespace) ?? []);

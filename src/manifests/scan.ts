@@ -35,6 +35,8 @@ export interface RepoIndex {
   policies: RightsizingPolicy[];
   recommendations: RightsizingRecommendation[];
   errors: PlanError[];
+  /** Workloads that may be in a document that does not parse, with its error, by workload key. */
+  unreadable?: Map<string, PlanError>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
   kustomize?: KustomizeGraph;
 }
@@ -217,9 +219,12 @@ function documentText(scanned: ScannedFile, document: number): string {
  */
 function holdUnparsable(index: RepoIndex, scanned: ScannedFile, document: number, problem: PlanError, renderedNamespace: string | undefined): void {
   const text = documentText(scanned, document);
-  if (!/RightsizingPolicy|kerf\.getkerf\.dev/.test(text)) return;
-  const written = /^\s*namespace:\s*["']?([^\s"'#]+)/m.exec(text)?.[1];
-  index.policies.push(unreadablePolicy(renderedNamespace ?? written ?? 'default', problem));
+  const namespace = renderedNamespace ?? /\bnamespace:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1] ?? 'default';
+  if (/RightsizingPolicy|kerf\.getkerf\.dev/.test(text)) index.policies.push(unreadablePolicy(namespace, problem));
+  // A workload that may be in it: its recommendation is refused naming the parse error, not "not in the repo".
+  const kind = /^\s*kind:\s*["']?(Deployment|StatefulSet|DaemonSet)\b/m.exec(text)?.[1];
+  const name = /\bname:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1];
+  if (kind && name) (index.unreadable ??= new Map()).set(workloadKey({ namespace, kind, name }), problem);
 }
 
 function unreadablePolicy(namespace: string, problem: PlanError): RightsizingPolicy {

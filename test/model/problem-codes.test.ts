@@ -174,6 +174,13 @@ describe('hostile files are contained: one error for the file, the run goes on',
     expect(plan.decisions).toMatchObject([PROPOSED]);
   });
 
+  it('a workload file that does not parse: its recommendation is refused naming the parse error (UnparsableObject)', async () => {
+    const plan = await planOf({ 'apps/cart.yaml': DEPLOYMENT.replace('labels: {app: cart}}', 'labels: {app: cart}') });
+    expect(plan.errors.map((e) => e.code)).toEqual(['YamlSyntax', 'UnparsableObject']);
+    expect(plan.errors[1]).toMatchObject({ file: 'recs/cart.yaml', field: 'spec.targetRef', message: expect.stringContaining('is in apps/cart.yaml, which does not parse') });
+    expect(plan.decisions).toEqual([]);
+  });
+
   it('a workload whose name is no Kubernetes name is not read (InvalidName)', async () => {
     const plan = await planOf({ 'apps/cart.yaml': DEPLOYMENT.replace('name: cart,', 'name: "`cart`",') });
     expect(plan.errors.map((e) => e.code)).toEqual(['InvalidName', 'TargetNotFound']);

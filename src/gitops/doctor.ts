@@ -185,6 +185,9 @@ function checkOverlaps(policies: readonly RightsizingPolicy[], config: KerfConfi
   return findings;
 }
 
+/** The window rules' codes (W1–W3, Z3); a window's Go duration shares InvalidDuration with the policy's own. */
+const WINDOW_CODES = new Set(['InvalidWindow', 'InvalidSchedule', 'InvalidTimeZone', 'InvalidDuration', 'InvalidTime', 'TooManyWindows']);
+
 /** What an invalid object does until it is fixed, by what it is. */
 function consequence(error: PlanError): string {
   if (error.object?.startsWith('RightsizingPolicy')) return 'until then every workload it may cover is held (blocked, reason InvalidPolicy)';
@@ -217,7 +220,7 @@ function fromPlanErrors(index: RepoIndex, errors: readonly PlanError[]): Finding
       ...(error.column !== undefined && { column: error.column }),
       ...(error.field !== undefined && { field: error.field }),
     };
-    if (/Windows\[\d+\]|windows\[\d+\]/.test(error.field ?? '')) {
+    if (error.code !== undefined && WINDOW_CODES.has(error.code) && /[wW]indows\[\d+\]/.test(error.field ?? '')) {
       return { check: 'invalid-window', severity: 'error', ...where, message: error.message, fix: 'fix the window: an invalid maintenance window counts as closed, an invalid freeze window as open (it blocks everything)' };
     }
     if (error.code === 'TargetNotFound') {

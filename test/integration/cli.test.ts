@@ -174,6 +174,16 @@ describe('the conventions of a CLI', () => {
     expect(stderr).toBe('kerf-gitops: no cluster configured: set KUBECONFIG or run in a cluster\n');
   });
 
+  it('the helper with a TLS file that does not exist exits 2 with one line, before it connects anywhere', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kerf-tls-'));
+    temps.push(dir);
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:9"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\nusers: [{name: u, user: {}}]\n');
+    const { code, stderr } = await kerf(['helper', '--webhook-port', '0', '--tls-cert', join(dir, 'tls.crt'), '--tls-key', join(dir, 'tls.key')], { KUBECONFIG: kubeconfig });
+    expect(code).toBe(2);
+    expect(stderr).toBe(`kerf-gitops: cannot read --tls-cert ${join(dir, 'tls.crt')}: ENOENT\n`);
+  });
+
   it('the helper with a kubeconfig that does not exist exits 2 with one line', async () => {
     const { code, stderr } = await kerf(['helper', '--no-webhook'], { KUBECONFIG: '/nonexistent/kubeconfig' });
     expect(code).toBe(2);

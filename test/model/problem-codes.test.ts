@@ -1,18 +1,12 @@
 // One row per problem code: the input snippet, the problem (code, line, field) and what the plan then
 // does with the object. The consequence is the point: invalid input never acts.
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/gitops/run-plan.js';
 import { InputError } from '../../src/gitops/inputs.js';
+import { tempRepos } from '../support/temp-repo.js';
 
 const NOW = new Date('2026-12-02T10:00:00Z');
-let dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  dirs = [];
-});
+const repoWith = tempRepos('kerf-problems-');
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
@@ -59,16 +53,6 @@ spec:
       limits:
         cpu: 500m
 `;
-
-async function repoWith(files: Record<string, string | Buffer>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'kerf-problems-'));
-  dirs.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), text);
-  }
-  return root;
-}
 
 export async function planOf(files: Record<string, string | Buffer>) {
   const repo = await repoWith({ 'apps/cart.yaml': DEPLOYMENT, 'policies/shop.yaml': POLICY, 'recs/cart.yaml': RECOMMENDATION, ...files });

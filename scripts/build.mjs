@@ -43,6 +43,9 @@ export function buildAction(outfile) {
  */
 export const CLI_BUNDLE = 'lib/kerf-gitops.mjs';
 
+/** The files of templates/ the code reads at run time: the PR body, and the schemas validation checks against. */
+const EMBEDDED_TEMPLATES = ['pr/body.md', 'crds/rightsizingpolicies.yaml', 'crds/rightsizingrecommendations.yaml', 'kerf-config.schema.json'];
+
 function sources(dir) {
   return readdirSync(dir).flatMap((entry) => {
     const path = join(dir, entry);
@@ -81,8 +84,8 @@ async function buildAll() {
   });
 
   await buildAction('dist/index.js');
-  // The PR body template goes into the file (src/gitops/pr-body.ts); the Action reads it beside dist/.
-  await bundle('src/cli.ts', CLI_BUNDLE, { KERF_BODY_TEMPLATE: JSON.stringify(readFileSync(join(ROOT, 'templates/pr/body.md'), 'utf8')) });
+  // The templates the code reads go into the file (src/embedded-templates.ts); the Action reads them beside dist/.
+  await bundle('src/cli.ts', CLI_BUNDLE, { KERF_TEMPLATES: JSON.stringify(Object.fromEntries(EMBEDDED_TEMPLATES.map((name) => [name, readFileSync(join(ROOT, 'templates', name), 'utf8')]))) });
 }
 
 // Run as a script (`npm run build`); imported, it only lends buildAction to the dist check.

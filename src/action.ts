@@ -8,6 +8,7 @@ import { GitHubError, type GitHubPort } from './gitops/github.js';
 import { wantsCluster } from './gitops/cluster-source.js';
 import { InputError } from './gitops/inputs.js';
 import { renderPlanTable } from './gitops/plan-table.js';
+import { hasErrors } from './gitops/plan.js';
 import { loadBodyTemplate } from './gitops/pr-body.js';
 import { reconcile, type ReconcileOptions } from './gitops/reconcile.js';
 import { reconcilePorts } from './gitops/reconcile-command.js';
@@ -87,6 +88,10 @@ export async function run(): Promise<void> {
       await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }), ...(status && { status }) }), secrets), true).write();
     }
     if (result.errors.length > 0) core.setFailed(`${result.errors.length} pull request group(s) failed; the others went on (see the errors above)`);
+    else if (inputs.failOnError && hasErrors(result.plan.errors)) {
+      const count = result.plan.errors.filter((error) => error.severity !== 'warning').length;
+      core.setFailed(`${count} error(s) in the manifests, policies, recommendations or config; the rest went on (see the annotations; fail-on-error: false keeps the step green)`);
+    }
   } catch (error) {
     if (error instanceof InputError) return core.setFailed(redact(inputMessage(error), secrets));
     // Git or GitHub failing before any group could start (no access, no origin): their messages say what to fix.

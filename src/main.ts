@@ -6,11 +6,12 @@ import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command.js';
-import { diagnose, renderFindings } from './gitops/doctor.js';
+import { diagnose, notChecked, renderFindings } from './gitops/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
 import { planEdits } from './gitops/edits.js';
+import { hasErrors } from './gitops/plan.js';
 import { writeFilesAtomic } from './manifests/atomic-write.js';
-import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
+import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
 import { runStatusCommand } from './gitops/status-command.js';
 import { VERSION } from './version.js';
@@ -25,8 +26,10 @@ commands:
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
              (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --self-signed-cert | --no-webhook,
              --health-port N, --bind-address IP; see kerf-gitops helper --help)
-  doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
-             with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
+  doctor     the validator: every problem of the repo's policies, recommendations, manifests and config (with
+             --recommendations cluster, of the cluster's too), policies that match nothing, missing targets, and what
+             would stop merged changes from landing or windows from holding; exit 1 on any error (--strict: on any
+             finding); with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
            (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none);
            with --recommendations cluster it also writes each recommendation's status, marks merged
@@ -43,7 +46,12 @@ options:
                              "vpa" decides on the cluster's VerticalPodAutoscalers in updateMode Off
   --config FILE              reconciler config (default: <repo>/.kerf/config.yaml)
   --now RFC3339              judge windows at this time (default: the clock)
-  --output table|json        (default: table)
+  -o, --output table|json    (default: table)
+  -h, --help                 this help (on every command); --version: the version
+
+exit codes: 0 clean; 1 the run met an error (invalid policy, recommendation, manifest or config;
+a failed PR group), the rest was still done; 2 input that stops the run (bad flags, a missing
+repo, paths outside the repo, an invalid branchPrefix, no cluster when one is needed)
 
 reconcile options (flags beat .kerf/config.yaml):
   --dry-run                  print what would be done, PR bodies included; no token, no remote, no writes
@@ -105,7 +113,7 @@ export function parseCommandOptions(
       recommendations: { type: 'string', multiple: true, default: [] },
       config: { type: 'string' },
       now: { type: 'string' },
-      output: { type: 'string', default: 'table' },
+      output: { type: 'string', short: 'o', default: 'table' },
       ...extraOptions,
     },
     allowPositionals: false,
@@ -159,6 +167,8 @@ async function helperCommand(args: string[]): Promise<number> {
     process.stdout.write(HELPER_USAGE);
     return 0;
   }
+  const problem = clusterConfigProblem(process.env);
+  if (problem) throw new UsageError(problem);
   const { KubeConfig } = await import('@kubernetes/client-node');
   const { runHelper, HelperConfigError, HelperOptionsError } = await import('./helper/main.js');
   const { jsonLineLogger } = await import('./logger.js');
@@ -206,15 +216,27 @@ async function windowProtection(env: NodeJS.ProcessEnv) {
   }
 }
 
+/** A cluster-only command needs a cluster: without one it is input that stops the run. */
+function requireCluster(env: NodeJS.ProcessEnv): ClusterConnection {
+  const problem = clusterConfigProblem(env);
+  if (problem) throw new UsageError(problem);
+  return clusterFromEnvironment();
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
+  // helper and import print their own usage.
+  if (command !== undefined && !['help', 'helper', 'import'].includes(command) && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   try {
     switch (command) {
       case 'plan': {
         const options = parseCommandOptions(rest, env);
         const { plan } = await runPlan(options);
         process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
-        return 0;
+        return hasErrors(plan.errors) ? 1 : 0;
       }
       case 'write': {
         const options = parseCommandOptions(rest, env);
@@ -227,15 +249,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
             ? `${JSON.stringify(result, null, 2)}\n`
             : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
         );
-        return errors.length > 0 ? 1 : 0;
+        return hasErrors(result.errors) ? 1 : 0;
       }
       case 'doctor': {
         const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });
         const { plan, index, config } = await runPlan(options);
         const branchProtection = await windowProtection(env);
         const findings = diagnose({ index, plan, config, now: options.now, ...(branchProtection && { branchProtection }) });
-        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings }, null, 2)}\n` : renderFindings(findings));
-        return options.extra.strict === true && findings.length > 0 ? 1 : 0;
+        const unchecked = notChecked({ ...(branchProtection && { branchProtection }), cluster: options.cluster !== undefined });
+        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings, notChecked: unchecked }, null, 2)}\n` : renderFindings(findings, unchecked));
+        // Any error fails; --strict fails on warnings too.
+        return findings.some((finding) => finding.severity === 'error' || options.extra.strict === true) ? 1 : 0;
       }
       case 'reconcile':
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
@@ -252,13 +276,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       }
       case 'status': {
         const options = parseCommandOptions(rest, env);
-        return await runStatusCommand(options.cluster ?? clusterFromEnvironment(), options.output, options.now, process.stdout, process.stderr);
+        return await runStatusCommand(options.cluster ?? requireCluster(env), options.output, options.now, process.stdout, process.stderr);
       }
       case '--version':
+      case '-V':
         process.stdout.write(`${VERSION}\n`);
         return 0;
       case undefined:
       case '--help':
+      case '-h':
       case 'help':
         process.stdout.write(USAGE);
         return command === undefined ? 2 : 0;

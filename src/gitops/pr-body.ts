@@ -6,6 +6,7 @@ import { parseQuantity, percentChange } from '../rules/quantity.js';
 import { describeChanges } from './plan-table.js';
 import { targetName, type PrGroup } from './groups.js';
 import { compileTemplate } from './template.js';
+import { embeddedTemplate } from '../embedded-templates.js';
 import { formatWindowTime, type WindowStatus } from './window-status.js';
 import { code, codeCell, literalCell } from './markdown.js';
 
@@ -14,14 +15,9 @@ export const DEFAULT_BODY_TEMPLATE = new URL('../../templates/pr/body.md', impor
 
 export type RenderBody = (view: BodyView) => string;
 
-/**
- * The bundled CLI's copy of templates/pr/body.md, put in by scripts/build.mjs: the image and the npm
- * package hold the one file, with no templates/ two levels above it.
- */
-declare const KERF_BODY_TEMPLATE: string | undefined;
-
 export async function loadBodyTemplate(path?: URL | string): Promise<RenderBody> {
-  if (path === undefined && typeof KERF_BODY_TEMPLATE === 'string') return compileTemplate(KERF_BODY_TEMPLATE, 'templates/pr/body.md');
+  const embedded = path === undefined ? embeddedTemplate('pr/body.md') : undefined;
+  if (embedded !== undefined) return compileTemplate(embedded, 'templates/pr/body.md');
   const source = path ?? DEFAULT_BODY_TEMPLATE;
   const text = await readFile(source, 'utf8');
   return compileTemplate(text, String(source));

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { wantsCluster } from './cluster-source.js';
 import { wantsVpa } from '../import/from-vpas.js';
 import { InputError } from './inputs.js';
+import { hasErrors } from './plan.js';
 import { connectLoop } from './loop.js';
 import type { PlanOptions } from './run-plan.js';
 import { createGit, GitError } from './git.js';
@@ -112,5 +113,6 @@ export async function runReconcileCommand(
   }
   const text = options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderReconcileTable(result);
   process.stdout.write(redact(text, secrets));
-  return result.errors.length > 0 ? 1 : 0;
+  // Any error fails the run (the rest was still done): an invalid policy must not be a green run.
+  return result.errors.length > 0 || hasErrors(result.plan.errors) ? 1 : 0;
 }

@@ -27,7 +27,7 @@ export interface PlanRun {
 }
 
 export async function runPlan(options: PlanOptions): Promise<PlanRun> {
-  const { config, file: configFile, errors: configErrors } = await loadConfig(options.repo, options.config);
+  const { config, errors: configErrors } = await loadConfig(options.repo, options.config);
   let index = await scanRepo(options.repo, config);
   let recommendations = index.recommendations;
   let cluster: ClusterView | undefined;
@@ -58,7 +58,7 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
     index.errors.push(...loaded.errors);
   }
   index.errors.unshift(...configErrors);
-  const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now }, configFile);
+  const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now });
   if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster);
   if (skips) plan.skipped = skips;
   return { plan, index, config, ...(cluster && { cluster }) };

@@ -61,6 +61,8 @@ export function decisionStatus(decision: Decision, pullRequest: { number: number
     appliedAt: null,
     health: null,
     rollbackPullRequest: null,
+    // An invalid policy's error, so `kubectl get` shows why the workload is held.
+    ...(decision.message !== undefined && { message: decision.message }),
     ...(decision.action === 'pull-request' && { previous: previousValues(decision.changes) }),
   };
 }
@@ -78,7 +80,7 @@ export function decisionEvent(decision: Decision, pullRequest: { number: number 
         note: decision.nextWindow ? `held until the maintenance window at ${formatWindowTime(decision.nextWindow)}; ${pr} waits for it (D1)` : 'held: no valid maintenance window is configured (D3)',
       };
     case 'Blocked':
-      return { action: 'Blocked', reason: decision.reason ?? 'Blocked', note: `change held: ${decision.reason ?? 'blocked'}${pullRequest ? `; ${pr} must not be merged` : ''}` };
+      return { action: 'Blocked', reason: decision.reason ?? 'Blocked', note: `change held: ${decision.reason ?? 'blocked'}${decision.message ? ` (${decision.message})` : ''}${pullRequest ? `; ${pr} must not be merged` : ''}` };
     default:
       return undefined;
   }

@@ -8,9 +8,9 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 import type { KerfConfig } from '../model/types.js';
-import { CONFIG_DEFAULTS, validateConfig } from '../model/validate.js';
+import { CONFIG_DEFAULTS } from '../model/validate.js';
+import { readConfigText } from '../manifests/config-file.js';
 import { kubeClusterPort } from '../cluster/kube-cluster-port.js';
 import { kubeClusterWatch } from '../cluster/kube-watch.js';
 import { Controller } from './controller.js';
@@ -77,20 +77,26 @@ export interface RunningHelper {
   stop(): Promise<void>;
 }
 
+/** The mounted config through the one validation pipeline; throws naming every error. */
 function readConfig(file: string): KerfConfig {
-  let doc: unknown;
+  let bytes: Buffer;
   try {
-    doc = parseYaml(readFileSync(file, 'utf8'));
+    bytes = readFileSync(file);
   } catch (error) {
-    throw new HelperConfigError(`${file}: ${(error as Error).message}`, { cause: error });
+    throw new HelperConfigError(`cannot read config ${file}: ${(error as Error).message}`, { cause: error });
   }
-  const { config, errors } = validateConfig(doc, file);
-  if (errors.length > 0) throw new HelperConfigError(errors.map((e) => e.message).join('; '));
+  const { config, errors } = readConfigText(file, bytes);
+  const failing = errors.filter((error) => error.severity !== 'warning');
+  if (failing.length > 0) throw new HelperConfigError(failing.map((e) => e.message).join('; '));
   return config;
 }
 
-/** The config as of the file's last change; a broken edit keeps the last good config (and says so). */
-function configSource(file: string | undefined, logger: Logger): () => KerfConfig {
+/**
+ * The config as of the file's last change. A reload that fails (unreadable, or any validation
+ * error) freezes the helper until a valid config arrives: the broken edit may be the emergency
+ * freeze an operator is writing, so the last good (unfrozen) config must not stay in force.
+ */
+export function configSource(file: string | undefined, logger: Logger): () => KerfConfig {
   if (!file) return () => CONFIG_DEFAULTS;
   let current = readConfig(file);
   let seen = statSync(file).mtimeMs;
@@ -103,10 +109,20 @@ function configSource(file: string | undefined, logger: Logger): () => KerfConfi
         logger.info('config reloaded', { file });
       }
     } catch (error) {
-      logger.warn('config not reloaded, keeping the last good one', { file, error: (error as Error).message });
+      if (!current.freeze.now) logger.error('config invalid: frozen until a valid config arrives', { file, error: (error as Error).message });
+      current = { ...current, freeze: { ...current.freeze, now: true } };
     }
     return current;
   };
+}
+
+/** A TLS file the webhook cannot read is an options error (one line, exit 2), found before anything starts. */
+function checkReadable(file: string, flag: string): void {
+  try {
+    readFileSync(file);
+  } catch (error) {
+    throw new HelperOptionsError(`cannot read ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 function listen(server: Server | HttpsServer, port: number, host: string): Promise<number> {
@@ -129,6 +145,10 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
   const certificateFiles = options.tlsCert !== undefined || options.tlsKey !== undefined;
   if (!options.noWebhook && (options.webhookPort === undefined || (options.selfSignedCertificate ? certificateFiles : !options.tlsCert || !options.tlsKey))) {
     throw new HelperOptionsError('the webhook needs --webhook-port and either --tls-cert with --tls-key or --self-signed-cert (or --no-webhook)');
+  }
+  if (!options.noWebhook) {
+    checkReadable(options.tlsCert as string, '--tls-cert');
+    checkReadable(options.tlsKey as string, '--tls-key');
   }
   const config = configSource(options.config, logger);
   const identity = options.identity ?? process.env.POD_NAME ?? hostname();

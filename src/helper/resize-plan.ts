@@ -185,6 +185,14 @@ function watchInFlight(input: ResizeInput, policy: RightsizingPolicy, configured
   }
 }
 
+/** A cluster policy with an error holds the workload (as in Git): nothing new starts, the error is on the Event. */
+function invalidPolicyPlan(input: ResizeInput, configured: Strategy, error: string, events: EventNote[]): ResizePlan {
+  const { status } = input.recommendation;
+  const keepReleased = input.observedGeneration !== undefined && { observedGeneration: input.observedGeneration };
+  if (status.phase !== 'Blocked' || status.reason !== 'InvalidPolicy') events.push({ action: 'Blocked', reason: 'InvalidPolicy', note: `in-place resize held: ${error}` });
+  return { status: { phase: 'Blocked', strategy: 'in-place', configuredStrategy: configured, reason: 'InvalidPolicy', nextWindow: null, ...keepReleased }, events, memory: {} };
+}
+
 /**
  * The next step for one recommendation: watch the resize in flight, or decide (rules core) and
  * resize the next pod, or record why nothing moves. Undefined when the helper has no business
@@ -195,7 +203,7 @@ function watchInFlight(input: ResizeInput, policy: RightsizingPolicy, configured
 export function planResize(input: ResizeInput): ResizePlan | undefined {
   const { recommendation, workload, config, pods, now } = input;
   const match = selectPolicy(workload, input.policies);
-  if (match.kind !== 'covered' || match.policy.mode !== 'auto-patch') return undefined;
+  if (match.kind !== 'covered' || (match.policy.mode !== 'auto-patch' && match.policy.invalid === undefined)) return undefined;
   const policy = match.policy;
   const configured = configuredStrategy(workload, policy);
   if (configured !== 'in-place' || hasStickyFallback(recommendation, configured)) return undefined;
@@ -207,6 +215,7 @@ export function planResize(input: ResizeInput): ResizePlan | undefined {
   if (watched === 'settled' && pod) events.push({ action: 'Resized', reason: 'Resized', note: `pod ${pod} resized in place`, pod });
   // Nothing is in flight any more: what was remembered about it is done with.
   const memory: ResizeMemory = {};
+  if (policy.invalid !== undefined) return invalidPolicyPlan(input, configured, policy.invalid, events);
 
   const wanted = inPlaceRecommendation(recommendation);
   const sorted = [...pods].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));

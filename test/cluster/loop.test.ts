@@ -36,7 +36,7 @@ spec:
   await writeFile(join(repo, 'apps/policy.yaml'), `apiVersion: kerf.getkerf.dev/v1alpha1
 kind: RightsizingPolicy
 metadata: {name: default, namespace: web}
-spec: {apply: {strategy: rollout, healthWatch: {duration: 5m}}}
+spec: {mode: auto-patch, apply: {strategy: rollout, healthWatch: {duration: 5m}}}
 `);
 });
 afterAll(() => rm(repo, { recursive: true, force: true }));

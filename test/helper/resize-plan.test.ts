@@ -255,3 +255,15 @@ describe('planResize: a resize in flight', () => {
     expect(inFlight(pod)?.events[0]?.action).toBe(event);
   });
 });
+
+describe('planResize: an invalid cluster policy', () => {
+  it.each([
+    ['with its strategy', aPolicy({ strategy: 'in-place' }, { invalid: 'spec.selectr: unknown field' })],
+    ['in recommend mode as written', aPolicy({}, { mode: 'recommend', invalid: 'spec.mode: must be one of auto-patch, recommend' })],
+  ])('holds the workload (Blocked, InvalidPolicy) %s: no resize, the error on the Event', (_name, policy) => {
+    const plan = planResize(input({ policies: [policy] }));
+    expect(plan?.resize).toBeUndefined();
+    expect(plan?.status).toMatchObject({ phase: 'Blocked', reason: 'InvalidPolicy', strategy: 'in-place' });
+    expect(plan?.events).toEqual([expect.objectContaining({ action: 'Blocked', reason: 'InvalidPolicy', note: expect.stringContaining(policy.invalid as string) })]);
+  });
+});

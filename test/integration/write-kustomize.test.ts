@@ -19,7 +19,7 @@ function setUp(recommendation: string): string {
   const policy = (namespace: string) => `apiVersion: kerf.getkerf.dev/v1alpha1
 kind: RightsizingPolicy
 metadata: {name: default, namespace: ${namespace}}
-spec: {apply: {strategy: rollout}}
+spec: {mode: auto-patch, apply: {strategy: rollout}}
 `;
   writeFileSync(join(repo, 'kerf/policies.yaml'), `${policy('production')}---\n${policy('staging')}`);
   writeFileSync(join(repo, 'kerf/recommendation.yaml'), `apiVersion: kerf.getkerf.dev/v1alpha1

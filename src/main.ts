@@ -147,7 +147,7 @@ async function helperCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
-      help: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
       config: { type: 'string' },
       'webhook-port': { type: 'string' },
       'tls-cert': { type: 'string' },

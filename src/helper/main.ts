@@ -146,7 +146,7 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
   if (!options.noWebhook && (options.webhookPort === undefined || (options.selfSignedCertificate ? certificateFiles : !options.tlsCert || !options.tlsKey))) {
     throw new HelperOptionsError('the webhook needs --webhook-port and either --tls-cert with --tls-key or --self-signed-cert (or --no-webhook)');
   }
-  if (!options.noWebhook) {
+  if (!options.noWebhook && !options.selfSignedCertificate) {
     checkReadable(options.tlsCert as string, '--tls-cert');
     checkReadable(options.tlsKey as string, '--tls-key');
   }

@@ -153,7 +153,7 @@ describe('the conventions of a CLI', () => {
     for (const flag of ['--help', '-h']) {
       const { code, stdout } = await kerf([command, flag]);
       expect(code).toBe(0);
-      expect(stdout).toMatch(/^usage: kerf-gitops <command>/);
+      expect(stdout).toMatch(command === 'helper' ? /^usage: kerf-gitops helper/ : /^usage: kerf-gitops <command>/);
     }
   });
 

@@ -195,7 +195,7 @@ describe('reconcile: PR bodies within GitHub\'s limit', () => {
     const count = 400;
     const files: Record<string, string> = {
       '.kerf/config.yaml': 'groupBy: single\nprHourlyLimit: 20\n',
-      'policies/fleet.yaml': 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingPolicy\nmetadata: {name: default, namespace: fleet}\nspec: {apply: {strategy: rollout}}\n',
+      'policies/fleet.yaml': 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingPolicy\nmetadata: {name: default, namespace: fleet}\nspec: {mode: auto-patch, apply: {strategy: rollout}}\n',
     };
     const recommendations: string[] = [];
     for (let i = 0; i < count; i++) {

@@ -170,7 +170,7 @@ class Loop {
     if (wrote && outside) {
       await this.ports.github.comment(
         pullRequest.number,
-        `kerf: this deferred change was merged at ${mergedAt}, outside a maintenance window of its policy (D2: it should have waited for \`kerf/window\`). It has reached the cluster; kerf watches its health until ${health.until}.`,
+        `kerf: this deferred change was merged at ${mergedAt}, outside a maintenance window of its policy (it should have waited for \`kerf/window\`). It has reached the cluster; kerf watches its health until ${health.until}.`,
       );
     }
   }

@@ -12,11 +12,14 @@ import { workloadKey } from '../manifests/scan.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { compiledWindows } from '../rules/window-state.js';
+import { alwaysFrozenWindows } from '../rules/window-free.js';
 
 export interface Plan {
   now: string;
   decisions: Decision[];
   errors: PlanError[];
+  /** Problems that hold nothing back today but mean a setting does not do what it says (e.g. WindowAlwaysFrozen). */
+  warnings: PlanError[];
 }
 
 export interface PlanInput {
@@ -60,6 +63,26 @@ function windowErrors(policies: readonly RightsizingPolicy[], config: KerfConfig
   }
   report('config', configFile, undefined, 'freeze.windows', 'freeze', config.freeze.windows);
   return errors;
+}
+
+/** Maintenance windows that every opening of falls inside a freeze (the policy's or the chart's): nothing merges in them. */
+function frozenWindowWarnings(policies: readonly RightsizingPolicy[], config: KerfConfig, now: Date): PlanError[] {
+  return policies.flatMap((policy) => {
+    const freezes = [compiledWindows(config.freeze.windows, 'freeze'), compiledWindows(policy.apply.freezeWindows, 'freeze')];
+    const file = policy.source?.file;
+    const object = `RightsizingPolicy ${policy.namespace}/${policy.name}`;
+    return alwaysFrozenWindows(compiledWindows(policy.apply.maintenanceWindows, 'maintenance'), freezes, now).map((index) => {
+      const field = `spec.apply.maintenanceWindows[${index}]`;
+      return {
+        code: 'WindowAlwaysFrozen',
+        ...(file !== undefined && { file }),
+        ...(policy.source?.line !== undefined && { line: policy.source.line }),
+        object,
+        field,
+        message: `${file ? `${file}: ` : ''}${object}: ${field} opens only inside freeze windows (the policy's or the chart's), so no deferred change is ever merged in it`,
+      };
+    });
+  });
 }
 
 function byTarget(a: Decision, b: Decision): number {
@@ -125,5 +148,5 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
     }
   }
   decisions.sort(byTarget);
-  return { now: now.toISOString(), decisions, errors };
+  return { now: now.toISOString(), decisions, errors, warnings: frozenWindowWarnings(index.policies, config, now) };
 }

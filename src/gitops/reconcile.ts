@@ -12,6 +12,7 @@ import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type W
 import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
 import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
 import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
+import { NO_FREE_WINDOW, reasonWords } from './reason-text.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
 
@@ -130,7 +131,7 @@ class PullRequestBudget {
 }
 
 function heldReasons(decisions: readonly Decision[]): string {
-  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? 'no valid maintenance window (D3)' : (d.reason ?? d.action)}`))].join('; ');
+  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? NO_FREE_WINDOW.says : d.reason ? reasonWords(d.reason) : d.action}`))].join('; ');
 }
 
 function targetsOf(group: PrGroup): string[] {
@@ -501,9 +502,9 @@ class Reconciler {
 
     const hold = this.frozen(base, meta.targets);
     if (hold) {
-      const status: WindowStatus = { state: 'failure', description: hold === 'Paused' ? 'Do not merge: kerf is paused (Z4)' : 'Do not merge: a freeze window is open (Z1)' };
+      const status: WindowStatus = { state: 'failure', description: `Do not merge: ${reasonWords(hold)}` };
       await this.holdStatus(pr, status);
-      record('held', `${hold}: nothing is closed or released while it holds (Z1)`, status);
+      record('held', `${reasonWords(hold)}: nothing is closed or released while it holds`, status);
       return;
     }
     const stopped = await this.stopReason(base, pr, head);
@@ -539,14 +540,14 @@ class Reconciler {
         const decision = decisions.get(target);
         if (!decision) return `${target}: its recommendation is gone`;
         if (decision.action === 'pull-request') return `${target}: now proposed on ${branchOf(decision.target) ?? 'another branch'}`;
-        if (decision.action === 'in-place') return `${target}: its change now goes in place, through the in-cluster helper (G2)`;
+        if (decision.action === 'in-place') return `${target}: its change now goes in place, through the in-cluster helper`;
         switch (decision.phase) {
           case 'UpToDate':
             return `${target}: already at the recommended values`;
           case 'Recommended':
-            return `${target}: its policy is now mode: recommend, so kerf releases its fields (R2)`;
+            return `${target}: its policy is now mode: recommend, so kerf releases its fields`;
           case 'Unmanaged':
-            return `${target}: no policy covers it any more, so kerf releases its fields (R2)`;
+            return `${target}: no policy covers it any more, so kerf releases its fields`;
           default:
             return `${target}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
         }

@@ -238,6 +238,8 @@ export interface Decision {
   phase: Phase;
   reason: Reason | null;
   nextWindow: string | null;
+  /** With `nextWindow`: when that stretch of the window closes (or a freeze opens) and the window's time zone, for people. */
+  nextWindowSpan?: { end: string; timeZone: string };
   changes: Change[];
 }
 

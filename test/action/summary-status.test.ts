@@ -5,7 +5,7 @@ import { renderSummary } from '../../src/action/summary.js';
 import type { ReconcileResult } from '../../src/gitops/reconcile.js';
 import type { StatusRow } from '../../src/gitops/status-command.js';
 
-const RESULT: ReconcileResult = { dryRun: false, plan: { now: '2026-12-02T10:00:00.000Z', decisions: [], errors: [] }, pullRequests: [], errors: [] };
+const RESULT: ReconcileResult = { dryRun: false, plan: { now: '2026-12-02T10:00:00.000Z', decisions: [], errors: [], warnings: [] }, pullRequests: [], errors: [] };
 const URL = 'https://github.com/acme/shop/pull';
 
 function row(name: string, fields: Partial<StatusRow>): StatusRow {

@@ -13,7 +13,7 @@ import { reconcilePorts } from './gitops/reconcile-command.js';
 import { renderReconcileTable } from './gitops/reconcile-table.js';
 import { redact } from './gitops/redact.js';
 import { runPlan } from './gitops/run-plan.js';
-import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
+import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, planWarningAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
 import { heldBackChanges } from './action/held-back.js';
 import { inputMessage, readInputs } from './action/inputs.js';
 import { kubeconfigSecrets, writeKubeconfig, type KubeconfigFile } from './action/kubeconfig.js';
@@ -75,6 +75,8 @@ export async function run(): Promise<void> {
     core.endGroup();
 
     annotate(planErrorAnnotations(result.plan.errors));
+    // Doctor reports the same warnings; without doctor the plan's own are the only word on them.
+    if (!findings) annotate(planWarningAnnotations(result.plan.warnings));
     annotate(heldBackAnnotations(heldBack));
     annotate(reconcileErrorAnnotations(result.errors));
     for (const [name, value] of Object.entries(actionOutputs(result, heldBack))) core.setOutput(name, redact(value, secrets));

@@ -8,6 +8,7 @@ import type { PullRequestOutcome, ReconcileResult } from '../gitops/reconcile.js
 import type { StatusRow } from '../gitops/status-command.js';
 import { formatWindowTime } from '../gitops/window-status.js';
 import type { HeldBackChange } from './held-back.js';
+import { describeNextWindow } from '../gitops/window-text.js';
 
 export interface SummaryInput {
   result: ReconcileResult;
@@ -42,8 +43,8 @@ function strategy(decision: Decision): string {
   return decision.strategy === decision.configuredStrategy ? decision.strategy : `${decision.strategy} (was ${decision.configuredStrategy})`;
 }
 
-function when(nextWindow: string | null): string {
-  return nextWindow ? formatWindowTime(nextWindow) : '-';
+function when(decision: Pick<Decision, 'nextWindow' | 'nextWindowSpan'>, now: string): string {
+  return describeNextWindow(decision, now) ?? '-';
 }
 
 function where(file: string | undefined, line: number | undefined): string {
@@ -66,7 +67,7 @@ function statusPullRequests(row: StatusRow): string {
 }
 
 /** The life of every recommendation, as `kerf-gitops status` shows it. */
-function statusSection(rows: readonly StatusRow[]): string[] {
+function statusSection(rows: readonly StatusRow[], now: string): string[] {
   if (rows.length === 0) return ['No recommendations in the cluster for the workloads of this repo.'];
   return table(
     ['Recommendation', 'Target', 'Phase', 'Strategy', 'Reason', 'Next window', 'Pull request', 'Applied at', 'Health'],
@@ -76,7 +77,7 @@ function statusSection(rows: readonly StatusRow[]): string[] {
       row.phase ?? '-',
       row.strategy ?? '-',
       row.reason ?? '-',
-      when(row.nextWindow),
+      when(row, now),
       statusPullRequests(row),
       row.appliedAt ? formatWindowTime(row.appliedAt) : '-',
       health(row),
@@ -121,7 +122,7 @@ export function renderSummary({ result, heldBack, findings, status }: SummaryInp
         heldBack.map((held) => [
           targetName(held.decision.target),
           held.reason,
-          when(held.nextWindow),
+          when(held.decision, result.plan.now),
           held.pullRequest ? link(`#${held.pullRequest.number}`, held.pullRequest.url) : '-',
           describeChanges(held.decision.changes),
         ]),
@@ -135,12 +136,12 @@ export function renderSummary({ result, heldBack, findings, status }: SummaryInp
     out.push(
       ...table(
         ['Target', 'Strategy', 'Action', 'Phase', 'Reason', 'Next window', 'Change'],
-        result.plan.decisions.map((d) => [targetName(d.target), strategy(d), d.action, d.phase, d.reason ?? '-', when(d.nextWindow), describeChanges(d.changes) || '-']),
+        result.plan.decisions.map((d) => [targetName(d.target), strategy(d), d.action, d.phase, d.reason ?? '-', when(d, result.plan.now), describeChanges(d.changes) || '-']),
       ),
     );
   }
 
-  if (status) out.push('', '### Status', '', ...statusSection(status));
+  if (status) out.push('', '### Status', '', ...statusSection(status, result.plan.now));
 
   if (findings) {
     out.push('', '### Doctor', '');

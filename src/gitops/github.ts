@@ -23,6 +23,8 @@ export interface OpenPullRequest {
 export interface GitHubPort {
   /** `owner/repo` */
   readonly repository: string;
+  /** The repository's web address (`https://github.com/owner/repo`), for links in PR bodies. */
+  readonly webUrl?: string;
   /** Every open PR whose head branch lives in this repository (forks are not kerf's). */
   listOpenPulls(): Promise<OpenPullRequest[]>;
   findOpenPull(branch: string, base: string): Promise<OpenPullRequest | null>;
@@ -218,6 +220,14 @@ function toPull(pr: PullLike): OpenPullRequest {
   };
 }
 
+/** `https://api.github.com` → `https://github.com`; GitHub Enterprise Server's `https://HOST/api/v3` → `https://HOST`. */
+export function webBase(apiUrl: string): string {
+  const url = new URL(apiUrl);
+  if (url.hostname === 'api.github.com') return 'https://github.com';
+  if (url.hostname.startsWith('api.')) return `${url.protocol}//${url.host.slice(4)}`;
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/api\/v3\/?$/, '')}`;
+}
+
 export function createGitHub(options: GitHubOptions): GitHubPort {
   const budget = { ...DEFAULT_BUDGET, ...options.budget };
   const pacing = { ...DEFAULT_PACING, ...options.pacing };
@@ -276,6 +286,7 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
 
   return {
     repository: options.repository,
+    webUrl: `${webBase(options.apiUrl)}/${options.repository}`,
     listOpenPulls: () =>
       call('list pull requests', async () =>
         (await octokit.paginate(octokit.rest.pulls.list, { owner, repo, state: 'open', per_page: 100 })).filter(ours).map(toPull),

@@ -1,6 +1,7 @@
 // The plan as a table for people: one row per decision, then the errors.
 import type { Change, Decision } from '../model/types.js';
 import type { Plan } from './plan.js';
+import { describeNextWindow } from './window-text.js';
 
 function shortField(change: Change): string {
   const [group, resource] = change.field.split('.') as [string, string];
@@ -31,7 +32,7 @@ export function renderPlanTable(plan: Plan): string {
     d.action,
     d.phase,
     d.reason ?? '-',
-    d.nextWindow ?? '-',
+    describeNextWindow(d, plan.now) ?? '-',
     describeChanges(d.changes) || '-',
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
@@ -40,6 +41,9 @@ export function renderPlanTable(plan: Plan): string {
   if (rows.length === 0) out.push('(no recommendations)');
   if (plan.errors.length > 0) {
     out.push('', `Errors (${plan.errors.length}):`, ...plan.errors.map((error) => `  - ${error.message}`));
+  }
+  if (plan.warnings.length > 0) {
+    out.push('', `Warnings (${plan.warnings.length}):`, ...plan.warnings.map((warning) => `  - ${warning.code}: ${warning.message}`));
   }
   return `${out.join('\n')}\n`;
 }

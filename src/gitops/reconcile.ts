@@ -12,6 +12,7 @@ import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type W
 import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
 import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
 import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
+import type { ReviewContext } from './pr-review.js';
 import { NO_FREE_WINDOW, reasonWords } from './reason-text.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
@@ -131,7 +132,7 @@ class PullRequestBudget {
 }
 
 function heldReasons(decisions: readonly Decision[]): string {
-  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? NO_FREE_WINDOW.says : d.reason ? reasonWords(d.reason) : d.action}`))].join('; ');
+  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? `OutsideMaintenanceWindow: ${NO_FREE_WINDOW.says}` : d.reason ? `${d.reason}: ${reasonWords(d.reason)}` : d.action}`))].join('; ');
 }
 
 function targetsOf(group: PrGroup): string[] {
@@ -157,11 +158,27 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   return options.dryRun ? dryRun(options, renderBody) : new Reconciler(options, ports, renderBody).run();
 }
 
+/**
+ * What the body's review sections need from the run: workloads, HPAs, recommendations, prices, new
+ * files, links. Links name the default branch, not a commit, so a moving branch does not rewrite bodies.
+ */
+function reviewContext(run: PlanRun, config: KerfConfig, edits: readonly { path: string }[], links?: { webUrl: string; ref: string }): ReviewContext {
+  return {
+    workloads: run.index.workloads,
+    hpas: run.index.hpas,
+    recommendations: run.recommendations,
+    ...(config.pricing && { pricing: config.pricing }),
+    autoMerge: config.autoMerge === true,
+    newFiles: edits.map((edit) => edit.path).filter((path) => !run.index.files.has(path)),
+    ...(links && { fileUrl: (file: string, line?: number) => `${links.webUrl}/blob/${encodeURIComponent(links.ref)}/${file.split('/').map(encodeURIComponent).join('/')}${line ? `#L${line}` : ''}` }),
+  };
+}
+
 /** Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with the status. */
-function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null) {
+function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null, context: ReviewContext) {
   const status = groupWindowStatus(group.proposed.length > 0 ? group.proposed : group.heldBack);
   const changeSet = changeSetHash(group.proposed);
-  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) }));
+  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) }, context));
   return { title: pullRequestTitle(group), body, status, changeSet };
 }
 
@@ -198,7 +215,7 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
     errors.push(...editErrors);
     if (content.proposed.length === 0) continue;
     budget.opened();
-    const rendered = renderGroup(content, renderBody, null);
+    const rendered = renderGroup(content, renderBody, null, reviewContext(run, config, edits));
     pullRequests.push({
       branch: group.branch,
       number: null,
@@ -407,7 +424,8 @@ class Reconciler {
       pushed = true;
     }
     if (head === null) throw new ReconcileFailure('NoBranch', `${branch} has no head`);
-    const rendered = renderGroup(content, this.renderBody, head);
+    const webUrl = this.github.webUrl;
+    const rendered = renderGroup(content, this.renderBody, head, reviewContext(base.run, base.config, edits, webUrl ? { webUrl, ref: base.branch } : undefined));
 
     if (!existing) {
       // The status goes on the head before the PR exists, so the body's metadata never claims a status that is not there.
@@ -504,7 +522,7 @@ class Reconciler {
     if (hold) {
       const status: WindowStatus = { state: 'failure', description: `Do not merge: ${reasonWords(hold)}` };
       await this.holdStatus(pr, status);
-      record('held', `${reasonWords(hold)}: nothing is closed or released while it holds`, status);
+      record('held', `${hold}: ${reasonWords(hold)}; nothing is closed or released while it holds`, status);
       return;
     }
     const stopped = await this.stopReason(base, pr, head);

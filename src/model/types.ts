@@ -159,6 +159,19 @@ export interface KerfConfig {
   freeze: { now: boolean; windows: WindowSpec[] };
   pause: boolean;
   unsupportedNodeSelectors: LabelSelector[];
+  /** Prices of requested capacity, for the monthly cost difference of a change. */
+  pricing?: Pricing;
+  /** kerf enables GitHub auto-merge on its PRs, so a deferred change merges when `kerf/window` turns green. Default false. */
+  autoMerge?: boolean;
+  /** One dashboard issue per repo listing every change kerf holds, proposes or has applied. Default true. */
+  dashboard?: boolean;
+}
+
+export interface Pricing {
+  cpuCoreHour: number;
+  memoryGiBHour: number;
+  /** Shown beside amounts, e.g. `USD` or `€`; none when absent. */
+  currency?: string;
 }
 
 export interface SourceLocation {
@@ -220,6 +233,8 @@ export interface HorizontalPodAutoscaler {
   minReplicas?: number;
   /** Live `status.currentReplicas`, when known from the cluster. */
   currentReplicas?: number;
+  /** The CPU `averageUtilization` target (autoscaling/v2) or `targetCPUUtilizationPercentage` (v1), when it scales on CPU. */
+  cpuTargetUtilization?: number;
 }
 
 export interface Change {

@@ -7,6 +7,8 @@ import type {
   KerfConfig,
   LabelSelector,
   PlanError,
+  Pricing,
+  RecommendationSource,
   RecommendationStatus,
   RightsizingPolicy,
   RightsizingRecommendation,
@@ -216,6 +218,30 @@ function recommendationStatus(problems: Problems, doc: Json): RecommendationStat
   return result;
 }
 
+/** `spec.source`, the recommendation's provenance, exactly as the CRD types it. */
+function recommendationSource(problems: Problems, spec: Json): RecommendationSource | undefined {
+  if (spec.source === undefined || spec.source === null) return undefined;
+  const source = problems.mapping(spec, 'source', 'spec.source');
+  const recommender = problems.string(source, 'recommender', 'spec.source.recommender');
+  if (!recommender) {
+    problems.add('spec.source.recommender', 'is required when spec.source is given');
+    return undefined;
+  }
+  const bound = problems.string(source, 'bound', 'spec.source.bound');
+  const sampleWindow = problems.string(source, 'sampleWindow', 'spec.source.sampleWindow');
+  const generatedAt = problems.string(source, 'generatedAt', 'spec.source.generatedAt');
+  const percentile = source.percentile;
+  const validPercentile = typeof percentile === 'number' && percentile >= 0 && percentile <= 100;
+  if (percentile !== undefined && percentile !== null && !validPercentile) problems.add('spec.source.percentile', `must be a number from 0 to 100, got ${JSON.stringify(percentile)}`);
+  return {
+    recommender,
+    ...(bound !== undefined && { bound }),
+    ...(validPercentile && { percentile }),
+    ...(sampleWindow !== undefined && { sampleWindow }),
+    ...(generatedAt !== undefined && { generatedAt }),
+  };
+}
+
 export function validateRecommendation(
   doc: Json,
   source: SourceLocation,
@@ -248,6 +274,7 @@ export function validateRecommendation(
     });
   }
   const status = recommendationStatus(problems, doc);
+  const provenance = recommendationSource(problems, spec);
   if (!name || !kind || !targetName) return { errors: problems.errors };
   const apiVersion = problems.string(targetRef, 'apiVersion', 'spec.targetRef.apiVersion');
   return {
@@ -256,6 +283,7 @@ export function validateRecommendation(
       namespace: typeof meta.namespace === 'string' ? meta.namespace : 'default',
       targetRef: { ...(apiVersion && { apiVersion }), kind, name: targetName },
       containers,
+      ...(provenance && { provenance }),
       status,
       source,
     },
@@ -291,8 +319,28 @@ const CONFIG_KEYS = [
   'freeze',
   'pause',
   'unsupportedNodeSelectors',
+  'pricing',
+  'autoMerge',
+  'dashboard',
 ] as const;
 const GROUP_BY: readonly GroupBy[] = ['per-workload', 'per-namespace', 'single'];
+
+/** `pricing: {cpuCoreHour, memoryGiBHour, currency?}`: both prices required, neither negative. */
+function pricingOf(problems: Problems, doc: Json): Pricing | undefined {
+  if (doc.pricing === undefined || doc.pricing === null) return undefined;
+  const pricing = problems.mapping(doc, 'pricing', 'pricing');
+  problems.unknownKeys(pricing, ['cpuCoreHour', 'memoryGiBHour', 'currency'], 'pricing');
+  const price = (key: 'cpuCoreHour' | 'memoryGiBHour'): number | undefined => {
+    const value = pricing[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+    problems.add(`pricing.${key}`, `must be a price ≥ 0 per ${key === 'cpuCoreHour' ? 'core' : 'GiB'} and hour, got ${JSON.stringify(value ?? null)}`);
+    return undefined;
+  };
+  const [cpuCoreHour, memoryGiBHour] = [price('cpuCoreHour'), price('memoryGiBHour')];
+  const currency = problems.string(pricing, 'currency', 'pricing.currency');
+  if (cpuCoreHour === undefined || memoryGiBHour === undefined) return undefined;
+  return { cpuCoreHour, memoryGiBHour, ...(currency !== undefined && { currency }) };
+}
 
 /** Validates the parsed `.kerf/config.yaml`; unknown keys are errors naming the key. */
 export function validateConfig(doc: unknown, file: string): { config: KerfConfig; errors: PlanError[] } {
@@ -325,6 +373,7 @@ export function validateConfig(doc: unknown, file: string): { config: KerfConfig
     problems.add('unsupportedNodeSelectors', 'must be a list of label selectors');
   }
   const cluster = problems.string(doc, 'cluster', 'cluster');
+  const pricing = pricingOf(problems, doc);
   const config: KerfConfig = {
     ...(cluster !== undefined && { cluster }),
     groupBy: problems.oneOf(doc, 'groupBy', 'groupBy', GROUP_BY) ?? CONFIG_DEFAULTS.groupBy,
@@ -339,6 +388,9 @@ export function validateConfig(doc: unknown, file: string): { config: KerfConfig
     freeze: { now: boolean(freeze, 'now', 'freeze.now'), windows: windowList(problems, freeze, 'windows', 'freeze.windows') },
     pause: boolean(doc, 'pause', 'pause'),
     unsupportedNodeSelectors,
+    ...(pricing && { pricing }),
+    ...(doc.autoMerge !== undefined && doc.autoMerge !== null && { autoMerge: boolean(doc, 'autoMerge', 'autoMerge') }),
+    ...(doc.dashboard !== undefined && doc.dashboard !== null && { dashboard: doc.dashboard !== false && boolean(doc, 'dashboard', 'dashboard') }),
   };
   return { config, errors: problems.errors };
 }

@@ -18,6 +18,10 @@ export interface OpenPullRequest {
   labels: string[];
   /** RFC 3339, when GitHub created it (the hourly PR limit counts these). */
   createdAt: string;
+  /** GraphQL node id (for mutations REST lacks, such as enabling auto-merge). */
+  nodeId: string;
+  /** Auto-merge is enabled on it. */
+  autoMerge: boolean;
 }
 
 export interface GitHubPort {
@@ -41,6 +45,11 @@ export interface GitHubPort {
   getWindowStatus(sha: string): Promise<WindowStatus | null>;
   setWindowStatus(sha: string, status: WindowStatus): Promise<void>;
   deleteBranch(branch: string): Promise<void>;
+  /**
+   * Enables GitHub auto-merge (GraphQL `enablePullRequestAutoMerge`): GitHub merges the PR once its
+   * required checks pass. `mergeable` when GitHub refuses because the PR can be merged right now.
+   */
+  enableAutoMerge(pr: Pick<OpenPullRequest, 'number' | 'nodeId'>): Promise<'enabled' | 'mergeable'>;
   /**
    * Whether `branch` (default: the repository's default branch) requires the `kerf/window` status,
    * by a ruleset or else by classic protection; `unknown`, with why, when GitHub will not tell.
@@ -85,6 +94,7 @@ export type GitHubErrorCode =
   | 'RateLimited'
   | 'GitHubUnavailable'
   | 'PullRequestExists'
+  | 'AutoMergeUnavailable'
   | 'GitHubRequestFailed';
 
 export class GitHubError extends Error {
@@ -127,6 +137,7 @@ const PERMISSIONS = {
   'read commit statuses': 'statuses: read',
   'set a commit status': 'statuses: write',
   'delete a branch': 'contents: write',
+  'enable auto-merge': 'pull-requests: write',
   'read the repository': 'metadata: read',
   'read branch rules': 'metadata: read',
   'read branch protection': 'administration: read',
@@ -201,6 +212,8 @@ interface PullLike {
   title: string;
   body?: string | null;
   created_at: string;
+  node_id: string;
+  auto_merge?: unknown;
   head: { ref: string; sha: string; repo?: { full_name: string } | null };
   base: { ref: string };
   labels: { name?: string }[];
@@ -217,8 +230,14 @@ function toPull(pr: PullLike): OpenPullRequest {
     body: pr.body ?? '',
     labels: pr.labels.map((label) => label.name ?? '').filter(Boolean),
     createdAt: pr.created_at,
+    nodeId: pr.node_id,
+    autoMerge: pr.auto_merge !== null && pr.auto_merge !== undefined,
   };
 }
+
+const ENABLE_AUTO_MERGE = `mutation($id: ID!) { enablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { number } } }`;
+/** GitHub's answer when the PR could be merged at once: nothing to wait for, so nothing to enable. */
+const CLEAN_STATUS = /clean status/i;
 
 /** `https://api.github.com` → `https://github.com`; GitHub Enterprise Server's `https://HOST/api/v3` → `https://HOST`. */
 export function webBase(apiUrl: string): string {
@@ -339,6 +358,19 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
       call('delete a branch', async () => {
         await octokit.rest.git.deleteRef({ owner, repo, ref: `heads/${branch}` });
       }),
+    enableAutoMerge: async (pr) => {
+      try {
+        await call('enable auto-merge', () => octokit.graphql(ENABLE_AUTO_MERGE, { id: pr.nodeId }));
+        return 'enabled';
+      } catch (error) {
+        // octokit's GraphqlResponseError (a 200 answer carrying `errors`) is not exported by the octokit package.
+        const graphql = (error as GitHubError).cause as { name?: string; errors?: { message: string }[]; message?: string } | undefined;
+        if (graphql?.name !== 'GraphqlResponseError') throw error;
+        const message = graphql.errors?.map((e) => e.message).join('; ') ?? String(graphql.message);
+        if (CLEAN_STATUS.test(message)) return 'mergeable';
+        throw new GitHubError('AutoMergeUnavailable', redact(`GitHub would not enable auto-merge on #${pr.number} in ${options.repository}: ${message} (allow auto-merge in Settings → General, and require the kerf/window check on the base branch)`, [options.token]), undefined, { cause: error });
+      }
+    },
     windowProtection: async (branch) => {
       let name = branch;
       try {

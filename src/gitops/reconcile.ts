@@ -24,6 +24,7 @@ export interface ReconcileOptions extends PlanOptions {
   labels?: string[];
   reviewers?: string[];
   teamReviewers?: string[];
+  autoMerge?: boolean;
 }
 
 export interface ReconcilePorts {
@@ -109,6 +110,7 @@ function withFlags(config: KerfConfig, options: ReconcileOptions): KerfConfig {
     ...(options.labels !== undefined && { labels: options.labels }),
     ...(options.reviewers !== undefined && { reviewers: options.reviewers }),
     ...(options.teamReviewers !== undefined && { teamReviewers: options.teamReviewers }),
+    ...(options.autoMerge !== undefined && { autoMerge: options.autoMerge }),
   };
 }
 
@@ -437,6 +439,7 @@ class Reconciler {
         if (base.config.reviewers.length > 0 || base.config.teamReviewers.length > 0) {
           await this.github.requestReviewers(pr.number, { reviewers: base.config.reviewers, teamReviewers: base.config.teamReviewers });
         }
+        await this.autoMerge(base, pr, rendered.status);
         outcome('opened', { title: rendered.title, status: rendered.status }, pr);
         return base;
       }
@@ -465,8 +468,25 @@ class Reconciler {
       await this.github.addLabels(pr.number, missing);
       changed = true;
     }
+    if (await this.autoMerge(base, pr, rendered.status)) changed = true;
     this.outcomes.push({ branch, number: pr.number, url: pr.url, action: changed ? 'updated' : 'unchanged', title: rendered.title, targets, status: rendered.status });
     return base;
+  }
+
+  /**
+   * With `autoMerge`, enables GitHub auto-merge on a PR that waits for its window (kerf/window
+   * pending), so it merges when the status turns green; once on, it is left alone. A repository
+   * that does not allow it is reported, and the run goes on.
+   */
+  private async autoMerge(base: Base, pr: OpenPullRequest, status: WindowStatus): Promise<boolean> {
+    if (base.config.autoMerge !== true || pr.autoMerge || status.state !== 'pending') return false;
+    try {
+      return (await this.github.enableAutoMerge(pr)) === 'enabled';
+    } catch (error) {
+      if (!(error instanceof GitHubError) || error.code !== 'AutoMergeUnavailable') throw error;
+      this.errors.push({ branch: pr.branch, code: error.code, message: redact(error.message, this.secrets) });
+      return false;
+    }
   }
 
   /** Opens the PR; one that already exists for the branch (422) is found and taken instead. */

@@ -26,6 +26,8 @@ export interface PullRequestRecord {
   requestedTeams: string[];
   author: string;
   maintainerCanModify: boolean;
+  /** Enabled through GraphQL `enablePullRequestAutoMerge`: merged once the base's required checks pass. */
+  autoMerge?: { enabledBy: string; mergeMethod: 'merge' | 'squash' | 'rebase' } | null;
 }
 
 export interface CommentRecord {
@@ -285,7 +287,7 @@ export function githubObjects(ctx: ObjectContext) {
         statuses: link(`${repoApi}/statuses/${pr.headSha}`),
       },
       author_association: 'NONE' as const,
-      auto_merge: null,
+      auto_merge: pr.autoMerge ? { enabled_by: user(pr.autoMerge.enabledBy), merge_method: pr.autoMerge.mergeMethod, commit_title: pr.title, commit_message: '' } : null,
       draft: pr.draft,
     };
   };

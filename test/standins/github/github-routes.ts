@@ -28,6 +28,8 @@ export interface GitHubSettings {
   login: string;
   /** The repository setting "Allow GitHub Actions to create and approve pull requests". */
   actionsMayCreatePRs: boolean;
+  /** The repository setting "Allow auto-merge". */
+  allowAutoMerge: boolean;
   permissions: { admin: boolean; maintain: boolean; push: boolean; triage: boolean; pull: boolean };
 }
 

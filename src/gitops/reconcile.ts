@@ -13,6 +13,7 @@ import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js'
 import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
 import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
 import type { ReviewContext } from './pr-review.js';
+import { impactOf, sumTotals, type Totals } from './impact.js';
 import { NO_FREE_WINDOW, reasonWords } from './reason-text.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
@@ -84,6 +85,21 @@ export interface ReconcileResult {
   plan: Plan;
   pullRequests: PullRequestOutcome[];
   errors: ReconcileError[];
+  /** Requests freed or added across replicas by every change proposed in Git (and their monthly price, with pricing). */
+  totals?: FleetTotals;
+}
+
+export interface FleetTotals extends Totals {
+  currency?: string;
+  /** Workloads whose changes the totals add up. */
+  workloads: number;
+}
+
+/** The fleet's totals over the run's `pull-request` decisions. */
+function fleetTotals(run: PlanRun, config: KerfConfig): FleetTotals {
+  const proposed = run.plan.decisions.filter((decision) => decision.action === 'pull-request');
+  const impacts = proposed.map((decision) => impactOf(decision, run.index.workloads.get(targetName(decision.target)), run.index.hpas, config.pricing));
+  return { ...sumTotals(impacts, config.pricing), ...(config.pricing?.currency !== undefined && { currency: config.pricing.currency }), workloads: proposed.length };
 }
 
 /** Labels a human puts on a kerf PR to take it over. */
@@ -231,7 +247,7 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
       files: edits.map((edit) => edit.path),
     });
   }
-  return { dryRun: true, plan: run.plan, pullRequests, errors };
+  return { dryRun: true, plan: run.plan, pullRequests, errors, totals: fleetTotals(run, config) };
 }
 
 class Reconciler {
@@ -292,7 +308,7 @@ class Reconciler {
         this.outcomes.push(...after.pullRequests);
         this.errors.push(...after.errors.map((error) => ({ ...error, message: redact(error.message, this.secrets) })));
       }
-      return { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors };
+      return { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors, totals: fleetTotals(base.run, base.config) };
     } finally {
       await this.worktree.close();
     }

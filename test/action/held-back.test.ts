@@ -46,7 +46,7 @@ describe('held-back changes', () => {
     ]);
     // A dry run has no PR to link.
     expect(byTarget.get('shop/Deployment/reports')?.pullRequest).toBeNull();
-    expect(actionOutputs(result, heldBack)).toMatchObject({ opened: '4', updated: '0', closed: '0', 'held-back': '3' });
+    expect(actionOutputs(result, heldBack).outputs).toMatchObject({ opened: '4', updated: '0', closed: '0', 'held-back': '3' });
   });
 
   it('D3: with no valid maintenance window the deferred change waits, without a PR', async () => {

@@ -1,6 +1,7 @@
 // The bundled Action end to end, run as the Actions runner runs it (test/support/action-runner.ts)
 // against the git and GitHub stand-ins: outputs, job summary, annotations, PRs, pauses, dry runs,
 // input errors and exit codes.
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
@@ -79,6 +80,8 @@ describe('the bundled Action', () => {
     const url = pulls[1]?.url;
     const decisions = json<Decision[]>(run.outputs.decisions);
     expect(decisions).toHaveLength(11);
+    // The same list in a file under RUNNER_TEMP, which a fleet's decisions need (outputs are capped at 1 MB).
+    expect(json<Decision[]>(await readFile(run.outputs['decisions-file'] ?? '', 'utf8'))).toEqual(decisions);
     expect(decisions.filter((d) => d.action === 'pull-request').map((d) => `${d.target.namespace}/${d.target.kind}/${d.target.name}`)).toEqual(PROPOSED);
 
     // The summary: PRs with links, what is held back with reasons and next windows, the plan.

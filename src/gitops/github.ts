@@ -24,6 +24,12 @@ export interface OpenPullRequest {
   autoMerge: boolean;
 }
 
+export interface IssueRef {
+  number: number;
+  url: string;
+  body: string;
+}
+
 export interface GitHubPort {
   /** `owner/repo` */
   readonly repository: string;
@@ -45,6 +51,10 @@ export interface GitHubPort {
   getWindowStatus(sha: string): Promise<WindowStatus | null>;
   setWindowStatus(sha: string, status: WindowStatus): Promise<void>;
   deleteBranch(branch: string): Promise<void>;
+  /** The oldest open issue (not PR) whose body holds `marker`, or null. */
+  findIssue(marker: string): Promise<IssueRef | null>;
+  createIssue(input: { title: string; body: string }): Promise<IssueRef>;
+  updateIssue(number: number, input: { body: string }): Promise<void>;
   /**
    * Enables GitHub auto-merge (GraphQL `enablePullRequestAutoMerge`): GitHub merges the PR once its
    * required checks pass. `mergeable` when GitHub refuses because the PR can be merged right now.
@@ -138,6 +148,9 @@ const PERMISSIONS = {
   'set a commit status': 'statuses: write',
   'delete a branch': 'contents: write',
   'enable auto-merge': 'pull-requests: write',
+  'list issues': 'issues: read',
+  'open an issue': 'issues: write',
+  'update an issue': 'issues: write',
   'read the repository': 'metadata: read',
   'read branch rules': 'metadata: read',
   'read branch protection': 'administration: read',
@@ -357,6 +370,21 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
     deleteBranch: (branch) =>
       call('delete a branch', async () => {
         await octokit.rest.git.deleteRef({ owner, repo, ref: `heads/${branch}` });
+      }),
+    findIssue: (marker) =>
+      call('list issues', async () => {
+        const issues = await octokit.paginate(octokit.rest.issues.listForRepo, { owner, repo, state: 'open', per_page: 100 });
+        const found = issues.filter((issue) => !issue.pull_request && (issue.body ?? '').includes(marker)).sort((a, b) => a.number - b.number)[0];
+        return found ? { number: found.number, url: found.html_url, body: found.body ?? '' } : null;
+      }),
+    createIssue: ({ title, body }) =>
+      call('open an issue', async () => {
+        const { data } = await octokit.rest.issues.create({ owner, repo, title, body });
+        return { number: data.number, url: data.html_url, body: data.body ?? body };
+      }),
+    updateIssue: (number, { body }) =>
+      call('update an issue', async () => {
+        await octokit.rest.issues.update({ owner, repo, issue_number: number, body });
       }),
     enableAutoMerge: async (pr) => {
       try {

@@ -9,7 +9,8 @@ import { planEdits } from './edits.js';
 import type { Plan } from './plan.js';
 import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
 import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type Worktree } from './git.js';
-import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
+import { GitHubError, type GitHubPort, type IssueRef, type OpenPullRequest } from './github.js';
+import { DASHBOARD_MARKER, DASHBOARD_TITLE, readChoices, renderDashboard, type DashboardChoices } from './dashboard.js';
 import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
 import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
 import type { ReviewContext } from './pr-review.js';
@@ -87,6 +88,8 @@ export interface ReconcileResult {
   errors: ReconcileError[];
   /** Requests freed or added across replicas by every change proposed in Git (and their monthly price, with pricing). */
   totals?: FleetTotals;
+  /** Dry run, with the dashboard on: the body the dashboard issue would get. */
+  dashboard?: string;
 }
 
 export interface FleetTotals extends Totals {
@@ -101,6 +104,8 @@ function fleetTotals(run: PlanRun, config: KerfConfig): FleetTotals {
   const impacts = proposed.map((decision) => impactOf(decision, run.index.workloads.get(targetName(decision.target)), run.index.hpas, config.pricing));
   return { ...sumTotals(impacts, config.pricing), ...(config.pricing?.currency !== undefined && { currency: config.pricing.currency }), workloads: proposed.length };
 }
+
+const NO_CHOICES: DashboardChoices = { hold: new Set(), repropose: new Set() };
 
 /** Labels a human puts on a kerf PR to take it over. */
 export const STOP_LABEL = 'kerf/stop-updating';
@@ -247,7 +252,8 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
       files: edits.map((edit) => edit.path),
     });
   }
-  return { dryRun: true, plan: run.plan, pullRequests, errors, totals: fleetTotals(run, config) };
+  const result: ReconcileResult = { dryRun: true, plan: run.plan, pullRequests, errors, totals: fleetTotals(run, config) };
+  return config.dashboard === false ? result : { ...result, dashboard: renderDashboard(result, NO_CHOICES) };
 }
 
 class Reconciler {
@@ -257,6 +263,9 @@ class Reconciler {
   private readonly errors: ReconcileError[] = [];
   private readonly outcomes: PullRequestOutcome[] = [];
   private worktree: Worktree | undefined;
+  /** The dashboard issue as this run found it; undefined when it is off or could not be read. */
+  private dashboard: IssueRef | null | undefined;
+  private choices: DashboardChoices = NO_CHOICES;
 
   constructor(
     private readonly options: ReconcileOptions,
@@ -280,6 +289,8 @@ class Reconciler {
       const heads = await this.git.fetch([...remote.keys()], 2);
       const pulls = (await this.github.listOpenPulls()).filter((pr) => pr.base === defaultBranch && pr.branch.startsWith(prefix));
       const pullsByBranch = new Map(pulls.map((pr) => [pr.branch, pr]));
+      // A pause writes nothing, the dashboard included.
+      if (base.config.dashboard !== false && !base.config.pause && !this.options.fleetPaused) await this.readDashboard();
       const hourAgo = (this.ports.clock ?? (() => new Date()))().getTime() - 3600_000;
       const budget = new PullRequestBudget(
         base.config.prHourlyLimit - pulls.filter((pr) => Date.parse(pr.createdAt) > hourAgo).length,
@@ -308,9 +319,33 @@ class Reconciler {
         this.outcomes.push(...after.pullRequests);
         this.errors.push(...after.errors.map((error) => ({ ...error, message: redact(error.message, this.secrets) })));
       }
-      return { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors, totals: fleetTotals(base.run, base.config) };
+      const result = { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors, totals: fleetTotals(base.run, base.config) };
+      await this.writeDashboard(result);
+      return result;
     } finally {
       await this.worktree.close();
+    }
+  }
+
+  private async readDashboard(): Promise<void> {
+    try {
+      this.dashboard = await this.github.findIssue(DASHBOARD_MARKER);
+      this.choices = readChoices(this.dashboard?.body);
+    } catch (error) {
+      this.fail('dashboard', error);
+    }
+  }
+
+  /** Creates the dashboard issue, or rewrites it when its content changed; an unreadable one is left alone. */
+  private async writeDashboard(result: ReconcileResult): Promise<void> {
+    if (this.dashboard === undefined) return;
+    // A re-propose box is done once this run acted on it: it comes back cleared.
+    const body = renderDashboard(result, { hold: this.choices.hold, repropose: new Set() });
+    try {
+      if (this.dashboard === null) await this.github.createIssue({ title: DASHBOARD_TITLE, body });
+      else if (this.dashboard.body !== body) await this.github.updateIssue(this.dashboard.number, { body });
+    } catch (error) {
+      this.fail('dashboard', error);
     }
   }
 
@@ -402,6 +437,15 @@ class Reconciler {
       return base;
     }
 
+    const keys = group.proposed.map((decision) => targetName(decision.target));
+    if (keys.every((key) => this.choices.hold.has(key))) {
+      // Held on the dashboard: as with the stop label, the branch and PR stay as they are.
+      if (existing) await this.holdStatus(existing, groupWindowStatus(group.proposed));
+      outcome('held', { reason: 'held on the dashboard issue: kerf proposes nothing for it until the box is cleared' });
+      return base;
+    }
+    const reproposed = keys.some((key) => this.choices.repropose.has(key));
+
     const stopped = await this.stopReason(base, existing, remoteHead);
     if (stopped) {
       if (existing) {
@@ -412,7 +456,7 @@ class Reconciler {
       return base;
     }
 
-    if (!existing) {
+    if (!existing && !reproposed) {
       const limit = budget.heldBy();
       if (limit) {
         outcome('held', { reason: limit });
@@ -425,7 +469,7 @@ class Reconciler {
     if (content.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
     let head = remoteHead;
     let pushed = false;
-    if (await this.needsRebuild(base, remoteHead, changeSetHash(content.proposed))) {
+    if (reproposed || (await this.needsRebuild(base, remoteHead, changeSetHash(content.proposed)))) {
       const result = await this.buildAndPush(base, content, edits, remoteHead);
       if (result.kind === 'lease-rejected') {
         if (existing) await this.noticeStopped(existing, 'someone else moved the branch while kerf was updating it');

@@ -55,7 +55,7 @@ describe('kerf-gitops reconcile', () => {
     const { code, stdout } = await kerf(['--repo', EXAMPLE, '--dry-run', '--output', 'json', '--labels', 'a,b', '--group-by', 'single']);
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
-    expect(Object.keys(result)).toEqual(['dryRun', 'plan', 'pullRequests', 'errors']);
+    expect(Object.keys(result)).toEqual(['dryRun', 'plan', 'pullRequests', 'errors', 'totals', 'dashboard']);
     expect(result.pullRequests).toEqual([
       expect.objectContaining({ branch: 'kerf/_all', number: null, url: null, action: 'opened', title: 'kerf: rightsize 4 workloads in shop', files: ['apps/shop/checkout.yaml', 'apps/shop/frontend.yaml', 'apps/shop/orders.yaml', 'apps/shop/reports.yaml'] }),
     ]);

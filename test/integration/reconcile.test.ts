@@ -83,8 +83,8 @@ describe('reconcile against the stand-ins', () => {
     for (const branch of PROPOSED) expect(byBranch(second)[branch]?.action).toBe('unchanged');
     expect(h.gh.writeRequests().length).toBe(writes);
     expect(h.pushes()).toBe(pushes);
-    // Nothing changed, so nothing but the list of open PRs: the metadata says which status each head has.
-    expect(h.gh.requests.slice(requests).map((r) => `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, '')}`)).toEqual(['GET /pulls?state=open&per_page=100']);
+    // Nothing changed, so nothing but the lists of open PRs and issues (the dashboard's, unchanged): the metadata says which status each head has.
+    expect(h.gh.requests.slice(requests).map((r) => `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, '')}`)).toEqual(['GET /pulls?state=open&per_page=100', 'GET /issues?state=open&per_page=100']);
   });
 
   it('a changed recommendation rebuilds only its branch and updates its PR; a moving default branch pushes nothing else', async () => {

@@ -39,6 +39,20 @@ export interface CommentRecord {
   updatedAt: string;
 }
 
+/** An issue that is not a pull request (kerf's dashboard); numbers are shared with PRs, as on GitHub. */
+export interface IssueRecord {
+  number: number;
+  id: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  labels: string[];
+  author: string;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+}
+
 export interface StatusRecord {
   id: number;
   sha: string;
@@ -316,6 +330,41 @@ export function githubObjects(ctx: ObjectContext) {
     changed_files: 0,
   });
 
+  /** An issue as `GET /issues` lists it; a PR appears there too, marked by `pull_request`. */
+  const issue = (record: IssueRecord | PullRequestRecord, labels: LabelRecord[], comments: number): Schemas['issue'] => {
+    const isPull = 'head' in record;
+    const api = `${repoApi}/issues/${record.number}`;
+    const html = `${repoHtml}/${isPull ? 'pull' : 'issues'}/${record.number}`;
+    return {
+      id: record.id,
+      node_id: nodeId(isPull ? 'PullRequest' : 'Issue', record.id),
+      url: api,
+      repository_url: repoApi,
+      labels_url: `${api}/labels{/name}`,
+      comments_url: `${api}/comments`,
+      events_url: `${api}/events`,
+      html_url: html,
+      number: record.number,
+      state: record.state,
+      title: record.title,
+      body: record.body,
+      user: user(record.author),
+      labels: labels.map(label),
+      assignee: null,
+      assignees: [],
+      milestone: null,
+      locked: false,
+      comments,
+      closed_at: record.closedAt,
+      created_at: record.createdAt,
+      updated_at: record.updatedAt,
+      author_association: 'NONE',
+      ...(isPull && {
+        pull_request: { url: `${repoApi}/pulls/${record.number}`, html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: record.mergedAt },
+      }),
+    };
+  };
+
   const issueComment = (comment: CommentRecord): Schemas['issue-comment'] => ({
     id: comment.id,
     node_id: nodeId('IssueComment', comment.id),
@@ -370,7 +419,7 @@ export function githubObjects(ctx: ObjectContext) {
     object: { type: 'commit', sha, url: `${repoApi}/git/commits/${sha}` },
   });
 
-  return { user, repository, fullRepository, label, pullRequestSimple, pullRequest, issueComment, status, combinedStatus, gitRef };
+  return { user, repository, fullRepository, label, pullRequestSimple, pullRequest, issue, issueComment, status, combinedStatus, gitRef };
 }
 
 export type GitHubObjects = ReturnType<typeof githubObjects>;

@@ -75,6 +75,7 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
   };
   const state: GitHubState = {
     prs: [],
+    issues: [],
     comments: [],
     statuses: [],
     labels: [],

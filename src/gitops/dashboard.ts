@@ -79,7 +79,7 @@ export function renderDashboard(result: ReconcileResult, choices: DashboardChoic
     ...section(
       'Held by you',
       held.map((d) => `- ${box('hold', targetName(d.target), true, `${codeSpan(targetName(d.target))}: ${changes(d)}; kerf proposes nothing for it until this box is cleared`)}`),
-      'Nothing is held. Tick a workload\'s box above to hold it.',
+      'Nothing is held. Tick a workload\'s box below to hold it.',
     ),
     ...section('Open', proposed.filter((d) => d.phase !== 'Deferred').flatMap((d) => workloadLines(d, changes(d), outcomes.get(targetName(d.target)))), 'No open pull request.'),
     ...section(
@@ -107,6 +107,8 @@ export function renderDashboard(result: ReconcileResult, choices: DashboardChoic
   );
   const errors = [...result.plan.errors.map((e) => `- ${markdownText(e.message)}`), ...result.errors.map((e) => `- ${e.branch ? `${codeSpan(e.branch)} ` : ''}${e.code}: ${markdownText(e.message)}`)];
   if (errors.length > 0) out.push(...section(`Errors (${errors.length})`, errors, ''));
+  const warnings = result.plan.warnings.map((w) => `- ${w.code ?? 'Warning'}: ${markdownText(w.message)}`);
+  if (warnings.length > 0) out.push(...section(`Warnings (${warnings.length})`, warnings, ''));
   return bounded(out);
 }
 

@@ -7,6 +7,11 @@ import { aRecommendation, aWorkload } from '../support/builders.js';
 
 const RULE_ID = /\((?:[A-Z]{1,2}\d(?:[,–-]\s*)?)+\)|\b(?:D[1-3]|R[1-3]|N[1-4]|Z[1-4]|SR[1-5]|OD[1-3]|G[1-6]|W[1-3])\b/;
 
+/** The example's deferred batch workload, waiting for Saturday's window. */
+function deferredReports(overrides: Parameters<typeof aDecision>[0] = {}) {
+  return aDecision({ name: 'reports', configuredStrategy: 'deferred', strategy: 'deferred', phase: 'Deferred', reason: 'OutsideMaintenanceWindow', nextWindow: '2026-12-05T00:00:00.000Z', ...overrides });
+}
+
 function reviewContext(overrides: Partial<ReviewContext> = {}): ReviewContext {
   return {
     workloads: new Map([['shop/Deployment/reports', aWorkload({ name: 'reports', replicas: 2 })]]),
@@ -31,13 +36,7 @@ describe('PR body', () => {
   it('G4: explains every change, the strategy and why, held-back changes with reasons, and the next window', async () => {
     const render = await loadBodyTemplate();
     const frontend = aDecision({ name: 'frontend', configuredStrategy: 'in-place', reason: 'HPACoordination' });
-    const reports = aDecision({
-      name: 'reports',
-      configuredStrategy: 'deferred',
-      strategy: 'deferred',
-      phase: 'Deferred',
-      reason: 'OutsideMaintenanceWindow',
-      nextWindow: '2026-12-05T00:00:00.000Z',
+    const reports = deferredReports({
       changes: [aChange({ container: 'worker', field: 'limits.cpu', from: '2', to: null }), aChange({ container: 'worker', field: 'limits.memory', from: null, to: '3Gi' })],
     });
     const held = [
@@ -53,13 +52,7 @@ describe('PR body', () => {
 
   it('G4: says why (provenance, linked to its file and line), how much (across replicas, priced), what risks and restarts, and why a file is new', async () => {
     const render = await loadBodyTemplate();
-    const reports = aDecision({
-      name: 'reports',
-      configuredStrategy: 'deferred',
-      strategy: 'deferred',
-      phase: 'Deferred',
-      reason: 'OutsideMaintenanceWindow',
-      nextWindow: '2026-12-05T00:00:00.000Z',
+    const reports = deferredReports({
       nextWindowSpan: { end: '2026-12-05T04:00:00.000Z', timeZone: 'Europe/Berlin' },
       changes: [aChange({ from: '2', to: '1500m' }), aChange({ field: 'limits.memory', from: '4Gi', to: '1Gi' })],
     });

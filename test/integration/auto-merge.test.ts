@@ -1,23 +1,11 @@
 // Merge in the window without a person awake: with autoMerge, kerf enables GitHub auto-merge
 // (GraphQL enablePullRequestAutoMerge) on a deferred PR, and the stand-in merges it once the
 // required kerf/window check turns green at kerf's first run inside the window.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGitServer, type GitServer } from '../standins/git/git-server.js';
-import { exampleFiles, OWNER, startHarness, TOKEN, type Harness } from '../gitops/reconcile-harness.js';
+import { describe, expect, it } from 'vitest';
+import { exampleFiles, harnessPerTest, OWNER, type Harness } from '../gitops/reconcile-harness.js';
 
-let git: GitServer;
+const standIns = harnessPerTest();
 let h: Harness | undefined;
-
-beforeAll(async () => {
-  git = await startGitServer({ token: TOKEN });
-});
-afterAll(async () => {
-  await git.close();
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 const REPORTS = 'kerf/shop/deployment/reports';
 // The example's batch window opens Saturday 5 Dec 01:00 Berlin (00:00 UTC).
@@ -26,7 +14,7 @@ const INSIDE = new Date('2026-12-05T00:30:00Z');
 
 async function withAutoMerge(): Promise<Harness> {
   const config = (await exampleFiles())['.kerf/config.yaml'] as string;
-  const harness = await startHarness(git, { files: { '.kerf/config.yaml': `${config}autoMerge: true\n` } });
+  const harness = await standIns.start({ files: { '.kerf/config.yaml': `${config}autoMerge: true\n` } });
   harness.gh.state.branchRules.set('main', [
     {
       type: 'required_status_checks',
@@ -66,12 +54,11 @@ describe('autoMerge', () => {
   });
 
   it('without the setting kerf leaves merging to people, and a repository that forbids auto-merge is reported', async () => {
-    h = await startHarness(git);
+    h = await standIns.start();
     await h.run({ now: OUTSIDE });
     expect(graphqlCalls(h)).toEqual([]);
-    await h.close();
 
-    h = await startHarness(git, { settings: { allowAutoMerge: false } });
+    h = await standIns.start({ settings: { allowAutoMerge: false } });
     const result = await h.run({ now: OUTSIDE, autoMerge: true });
     expect(result.errors).toEqual([expect.objectContaining({ branch: REPORTS, code: 'AutoMergeUnavailable', message: expect.stringMatching(/Auto merge is not allowed for this repository/) })]);
     expect(h.gh.state.prs.find((pr) => pr.head === REPORTS)?.state).toBe('open');

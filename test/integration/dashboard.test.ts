@@ -3,24 +3,12 @@
 // its branch and PR alone), propose one again now (past the PR limits; the box comes back cleared).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGitServer, type GitServer } from '../standins/git/git-server.js';
-import { EXAMPLE, exampleFiles, OWNER, SOMEONE, startHarness, TOKEN, type Harness } from '../gitops/reconcile-harness.js';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLE, exampleFiles, harnessPerTest, OWNER, SOMEONE, type Harness } from '../gitops/reconcile-harness.js';
 import { DASHBOARD_MARKER, DASHBOARD_TITLE } from '../../src/gitops/dashboard.js';
 
-let git: GitServer;
+const standIns = harnessPerTest();
 let h: Harness | undefined;
-
-beforeAll(async () => {
-  git = await startGitServer({ token: TOKEN });
-});
-afterAll(async () => {
-  await git.close();
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
 
 const CHECKOUT = 'shop/Deployment/checkout';
 const REPORTS = 'shop/Deployment/reports';
@@ -41,7 +29,7 @@ function tick(harness: Harness, kind: 'hold' | 'repropose', target: string): voi
 
 describe('the dashboard issue', () => {
   it('lists every change, writes only when it changes, and a held workload gets no update', async () => {
-    h = await startHarness(git);
+    h = await standIns.start();
     await h.run();
     const issue = dashboard(h);
     expect(issue.title).toBe(DASHBOARD_TITLE);
@@ -59,7 +47,7 @@ describe('the dashboard issue', () => {
     tick(h, 'hold', CHECKOUT);
     const head = await h.head('kerf/shop/deployment/checkout');
     const recommendations = (await readFile(join(EXAMPLE, 'recommendations/shop.yaml'), 'utf8')).replace('requests: {cpu: 600m, memory: 640Mi}', 'requests: {cpu: 550m, memory: 640Mi}');
-    await git.pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': recommendations });
+    await standIns.git().pushAs(OWNER, h.repo, SOMEONE, 'main', { 'recommendations/shop.yaml': recommendations });
     const held = await h.run();
     expect(held.pullRequests.find((pr) => pr.branch === 'kerf/shop/deployment/checkout')).toMatchObject({ action: 'held', reason: expect.stringContaining('held on the dashboard') });
     expect(await h.head('kerf/shop/deployment/checkout')).toBe(head);
@@ -75,7 +63,7 @@ describe('the dashboard issue', () => {
 
   it('propose again now opens a PR the limit held back, and the box comes back cleared; dashboard: false writes none', async () => {
     const config = (await exampleFiles())['.kerf/config.yaml'] as string;
-    h = await startHarness(git, { files: { '.kerf/config.yaml': config.replace('prConcurrentLimit: 20', 'prConcurrentLimit: 1') } });
+    h = await standIns.start({ files: { '.kerf/config.yaml': config.replace('prConcurrentLimit: 20', 'prConcurrentLimit: 1') } });
     await h.run();
     expect(h.gh.state.prs.map((pr) => pr.head)).toEqual(['kerf/shop/deployment/checkout']);
     expect(dashboard(h).body).toMatch(/### Not proposed yet\n[^#]*`shop\/Deployment\/reports`: .*prConcurrentLimit/);
@@ -84,9 +72,8 @@ describe('the dashboard issue', () => {
     await h.run();
     expect(h.gh.state.prs.map((pr) => pr.head).sort()).toEqual(['kerf/shop/deployment/checkout', 'kerf/shop/deployment/reports']);
     expect(dashboard(h).body).toContain(`[ ] <!-- kerf:repropose:${REPORTS} -->`);
-    await h.close();
 
-    h = await startHarness(git, { files: { '.kerf/config.yaml': `${config}dashboard: false\n` } });
+    h = await standIns.start({ files: { '.kerf/config.yaml': `${config}dashboard: false\n` } });
     await h.run();
     expect(h.gh.state.issues).toEqual([]);
     expect(h.gh.requests.filter((r) => r.path.includes('/issues?'))).toEqual([]);

@@ -107,6 +107,19 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
     if (base) pr.baseSha = base;
     return pr;
   };
+  /** One page of a list, with GitHub's `Link: rel="next"` while more follow. */
+  const paged = <T>(items: readonly T[], query: URLSearchParams, path: 'pulls' | 'issues') => {
+    const perPage = Math.min(Number(query.get('per_page') ?? 30) || 30, 100);
+    const page = Math.max(Number(query.get('page') ?? 1) || 1, 1);
+    const headers: Record<string, string> = {};
+    if (page * perPage < items.length) {
+      const next = new URLSearchParams(query);
+      next.set('page', String(page + 1));
+      next.set('per_page', String(perPage));
+      headers.link = `<${objects.repository().url}/${path}?${next}>; rel="next"`;
+    }
+    return { slice: items.slice((page - 1) * perPage, page * perPage), headers };
+  };
   const labelsOf = (pr: PullRequestRecord): LabelRecord[] =>
     pr.labels.map((name) => state.labels.find((label) => label.name === name)).filter((l) => l !== undefined);
   const fullPull = async (pr: PullRequestRecord): Promise<Schemas['pull-request']> => {
@@ -155,16 +168,7 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
         .filter((item) => wanted === 'all' || item.state === wanted)
         .filter((item) => creator === null || item.author === creator)
         .sort((a, b) => b.number - a.number);
-      const perPage = Math.min(Number(query.get('per_page') ?? 30) || 30, 100);
-      const page = Math.max(Number(query.get('page') ?? 1) || 1, 1);
-      const slice = matching.slice((page - 1) * perPage, page * perPage);
-      const headers: Record<string, string> = {};
-      if (page * perPage < matching.length) {
-        const next = new URLSearchParams(query);
-        next.set('page', String(page + 1));
-        next.set('per_page', String(perPage));
-        headers.link = `<${objects.repository().url}/issues?${next}>; rel="next"`;
-      }
+      const { slice, headers } = paged(matching, query, 'issues');
       const comments = (number: number) => state.comments.filter((c) => c.issueNumber === number).length;
       const labels = (item: IssueRecord | PullRequestRecord) => item.labels.map((name) => state.labels.find((l) => l.name === name)).filter((l) => l !== undefined);
       return { status: 200, headers, body: slice.map((item) => objects.issue(item, labels(item), comments(item.number))) };
@@ -216,17 +220,8 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
         .filter((pr) => headOwner === undefined || (headOwner === ctx.owner && pr.head === headBranch))
         .filter((pr) => base === null || pr.base === base)
         .sort((a, b) => b.number - a.number);
-      const perPage = Math.min(Number(query.get('per_page') ?? 30) || 30, 100);
-      const page = Math.max(Number(query.get('page') ?? 1) || 1, 1);
-      const slice = matching.slice((page - 1) * perPage, page * perPage);
+      const { slice, headers } = paged(matching, query, 'pulls');
       await Promise.all(slice.map(refresh));
-      const headers: Record<string, string> = {};
-      if (page * perPage < matching.length) {
-        const next = new URLSearchParams(query);
-        next.set('page', String(page + 1));
-        next.set('per_page', String(perPage));
-        headers.link = `<${objects.repository().url}/pulls?${next}>; rel="next"`;
-      }
       return { status: 200, headers, body: slice.map((pr) => objects.pullRequestSimple(pr, labelsOf(pr))) };
     },
 

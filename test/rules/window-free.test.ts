@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WindowSpec } from '../../src/model/types.js';
-import { compileWindows } from '../../src/rules/window.js';
+import { compileWindows, isOpen } from '../../src/rules/window.js';
 import { alwaysFrozenWindows, nextFreeWindow } from '../../src/rules/window-free.js';
 
 // Wednesday 2026-12-02 10:00 UTC.
@@ -50,5 +51,41 @@ describe('alwaysFrozenWindows', () => {
     ['W3: no freezes, nothing covered', [saturdayNight], [], []],
   ])('%s', (_name, windows, freezes, expected) => {
     expect(alwaysFrozenWindows(maintenance(...windows), freezes.map((list) => freeze(...list)), NOW)).toEqual(expected);
+  });
+});
+
+describe('nextFreeWindow, as properties', () => {
+  const zone = fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata');
+  const weekly = fc
+    .record({ minute: fc.integer({ min: 0, max: 59 }), hour: fc.integer({ min: 0, max: 23 }), day: fc.integer({ min: 0, max: 6 }), hours: fc.integer({ min: 1, max: 80 }), timeZone: zone })
+    .map(({ minute, hour, day, hours, timeZone }): WindowSpec => ({ schedule: `${minute} ${hour} * * ${day}`, duration: `${hours}h`, timeZone }));
+  const oneOff = fc.record({ startHours: fc.integer({ min: -48, max: 24 * 30 }), hours: fc.integer({ min: 1, max: 24 * 10 }) }).map(({ startHours, hours }): WindowSpec => ({
+    start: new Date(NOW.getTime() + startHours * 3600_000).toISOString(),
+    end: new Date(NOW.getTime() + (startHours + hours) * 3600_000).toISOString(),
+  }));
+  const lists = fc.record({
+    windows: fc.array(fc.oneof(weekly, oneOff), { minLength: 1, maxLength: 3 }),
+    freezes: fc.array(fc.oneof(weekly, oneOff), { maxLength: 3 }),
+    samples: fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), { minLength: 8, maxLength: 16 }),
+  });
+
+  it('D1 Z1: at the promised start a window is open and no freeze is; no moment before it is free; none at all means none within 60 days', () => {
+    fc.assert(
+      fc.property(lists, ({ windows, freezes, samples }) => {
+        const [m, f] = [maintenance(...windows), freeze(...freezes)];
+        const free = (at: number) => m.windows.some((w) => isOpen(w, new Date(at))) && !f.windows.some((w) => isOpen(w, new Date(at)));
+        const result = nextFreeWindow(m, [f], NOW);
+        const until = result ? result.start.getTime() : NOW.getTime() + 60 * 24 * 3600_000;
+        for (const fraction of samples) {
+          const at = NOW.getTime() + Math.floor(fraction * (until - NOW.getTime()));
+          if (at < until) expect(free(at), new Date(at).toISOString()).toBe(false);
+        }
+        if (result) {
+          expect(free(result.start.getTime())).toBe(true);
+          expect(free(result.end.getTime() - 1)).toBe(true);
+        }
+      }),
+      { numRuns: 80 },
+    );
   });
 });

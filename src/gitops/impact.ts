@@ -135,10 +135,11 @@ export function formatCost(value: number, currency: string | undefined): string 
 
 /** `frees 1.25 CPU cores and adds 0.5 GiB of memory in requests, −€84.10 a month` */
 export function describeTotals(totals: Totals, currency: string | undefined): string {
-  const part = (value: number, unit: string) => {
+  const part = (value: number, unit: string, units: string) => {
     const size = Math.abs(Math.round(value * 100) / 100);
-    return size === 0 ? `changes no ${unit}` : `${value < 0 ? 'frees' : 'adds'} ${size} ${unit}`;
+    if (size === 0) return `changes no ${units}`;
+    return `${value < 0 ? 'frees' : 'adds'} ${size} ${size === 1 ? unit : units}`;
   };
   const cost = totals.monthlyCost === undefined ? '' : `, ${formatCost(totals.monthlyCost, currency)} a month`;
-  return `${part(totals.cpuCores, 'CPU cores')} and ${part(totals.memoryGiB, 'GiB of memory')} in requests${cost}`;
+  return `${part(totals.cpuCores, 'CPU core', 'CPU cores')} and ${part(totals.memoryGiB, 'GiB of memory', 'GiB of memory')} in requests${cost}`;
 }

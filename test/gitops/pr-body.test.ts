@@ -61,7 +61,7 @@ describe('PR body', () => {
     const body = view(reviewContext());
     expect(body).toMatchSnapshot();
     expect(body).toContain('from **vpa** (its `target` estimate, the 90th percentile of usage, over 168h, made Tue 1 Dec 06:00 UTC); RightsizingRecommendation `shop/reports` in [recs/shop.yaml line 12](https://github.com/acme/shop/blob/main/recs/shop.yaml#L12)');
-    expect(body).toContain('**frees 1 CPU cores and changes no GiB of memory in requests, −€29.20 a month**');
+    expect(body).toContain('**frees 1 CPU core and changes no GiB of memory in requests, −€29.20 a month**');
     expect(body).toContain('| `shop/Deployment/reports` | 2 | −1 cores | 0 GiB | −€29.20 |');
     expect(body).toMatch(/memory limit cut .*OOM-killed/);
     expect(body).toMatch(/cut by more than half \(`app` memory limit 4Gi → 1Gi, 75% less\)/);

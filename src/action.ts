@@ -1,6 +1,7 @@
 // The GitHub Action: its inputs become the options `kerf-gitops reconcile` builds, the same
 // reconcile() runs, and the result becomes outputs, annotations and the job summary. Only this
 // edge reads the inputs, the environment and the clock.
+import { writeFile } from 'node:fs/promises';
 import * as core from '@actions/core';
 import { diagnose, renderFindings, type Finding } from './gitops/doctor.js';
 import { GitError } from './gitops/git.js';
@@ -15,7 +16,7 @@ import { reconcilePorts } from './gitops/reconcile-command.js';
 import { renderReconcileTable } from './gitops/reconcile-table.js';
 import { redact } from './gitops/redact.js';
 import { runPlan } from './gitops/run-plan.js';
-import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
+import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, planWarningAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
 import { heldBackChanges } from './action/held-back.js';
 import { inputMessage, readInputs } from './action/inputs.js';
 import { kubeconfigSecrets, writeKubeconfig, type KubeconfigFile } from './action/kubeconfig.js';
@@ -77,15 +78,21 @@ export async function run(): Promise<void> {
     core.endGroup();
 
     annotate(planErrorAnnotations(result.plan.errors));
+    // Doctor reports the same warnings; without doctor the plan's own are the only word on them.
+    if (!findings) annotate(planWarningAnnotations(result.plan.warnings));
     annotate(heldBackAnnotations(heldBack));
     annotate(reconcileErrorAnnotations(result.errors));
-    for (const [name, value] of Object.entries(actionOutputs(result, heldBack))) core.setOutput(name, redact(value, secrets));
+    const { outputs, files } = actionOutputs(result, heldBack, process.env.RUNNER_TEMP || undefined);
+    for (const file of files) await writeFile(file.path, redact(file.content, secrets));
+    for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value, secrets));
+    if (outputs.decisions === undefined) core.notice(`kerf: ${result.plan.decisions.length} decisions are too many for an output; they are in the file of the decisions-file output (${outputs['decisions-file'] ?? 'no RUNNER_TEMP'})`);
     // Outside a runner (a local run) there is no summary file to write.
     if (process.env.GITHUB_STEP_SUMMARY) {
       // The statuses as the loop left them; an unreachable cluster was reported once already.
       // `recommendations: vpa` writes no RightsizingRecommendation to the cluster: there is no status to read back.
       const status = cluster && wantsCluster(options.recommendations) && !result.plan.errors.some(unreachableCluster) ? await statusRows(cluster, result, options.now) : undefined;
-      await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }), ...(status && { status }) }), secrets), true).write();
+      const decisionsFile = outputs['decisions-file'];
+      await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }), ...(status && { status }), ...(decisionsFile && { decisionsFile }) }), secrets), true).write();
     }
     if (result.errors.length > 0) core.setFailed(`${result.errors.length} pull request group(s) failed; the others went on (see the errors above)`);
     else if (inputs.failOnError && hasErrors(result.plan.errors)) {

@@ -34,6 +34,17 @@ export function planErrorAnnotations(errors: readonly PlanError[]): Annotation[]
   }));
 }
 
+/** Plan warnings (a maintenance window a freeze always covers) on their file, as doctor reports them too. */
+export function planWarningAnnotations(warnings: readonly PlanError[]): Annotation[] {
+  return warnings.map((warning) => ({
+    level: 'warning',
+    title: `kerf: ${warning.code ?? 'warning'}`,
+    message: warning.message,
+    ...(warning.file !== undefined && { file: warning.file }),
+    ...(warning.line !== undefined && { line: warning.line }),
+  }));
+}
+
 export function findingAnnotations(findings: readonly Finding[]): Annotation[] {
   return findings.map((finding) => ({
     level: finding.severity,

@@ -39,6 +39,8 @@ export function readInputs(now: Date): ActionInputs {
     labels: listInput('labels'),
     reviewers: listInput('reviewers'),
     'team-reviewers': listInput('team-reviewers'),
+    // Empty leaves it to `autoMerge` in .kerf/config.yaml.
+    ...(core.getInput('auto-merge') !== '' && { 'auto-merge': booleanInput('auto-merge') }),
   });
   const options: ActionInputs['options'] = {
     repo: resolve(core.getInput('path') || '.'),

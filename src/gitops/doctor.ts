@@ -1,6 +1,6 @@
 // `kerf-gitops doctor`: what would silently stop merged changes from landing or windows from
 // holding, each with how to fix it. Pure over the scanned repo, the plan and what GitHub said.
-import type { KerfConfig, PlanError, RightsizingPolicy, WindowSpec } from '../model/types.js';
+import type { KerfConfig, PlanError, WindowSpec } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { compileWindows, isOpen, nextOpening, type CompiledWindow } from '../rules/window.js';
 import { compiledWindows } from '../rules/window-state.js';
@@ -163,26 +163,13 @@ function checkSyncWindows(index: RepoIndex, now: Date): Finding[] {
   return findings;
 }
 
-function checkOverlaps(policies: readonly RightsizingPolicy[], config: KerfConfig, now: Date): Finding[] {
-  const findings: Finding[] = [];
-  const chartFreeze = compiledWindows(config.freeze.windows, 'freeze').windows;
-  for (const policy of policies) {
-    const freezes = [...chartFreeze, ...compiledWindows(policy.apply.freezeWindows, 'freeze').windows];
-    if (freezes.length === 0) continue;
-    for (const window of compiledWindows(policy.apply.maintenanceWindows, 'maintenance').windows) {
-      const times = openings(window, now);
-      if (times.length === 0 || !times.every((at) => freezes.some((freeze) => isOpen(freeze, at)))) continue;
-      findings.push({
-        check: 'overlapping-windows',
-        severity: 'warning',
-        ...(policy.source?.file !== undefined && { file: policy.source.file }),
-        ...(policy.source?.line !== undefined && { line: policy.source.line }),
-        message: `RightsizingPolicy ${policy.namespace}/${policy.name}: spec.apply.maintenanceWindows[${window.index}] opens only inside freeze windows, so nothing deferred is ever applied in it`,
-        fix: 'move the maintenance window out of the freeze windows, or shorten the freeze',
-      });
-    }
-  }
-  return findings;
+/** Plan warnings, as findings: a maintenance window a freeze always covers (WindowAlwaysFrozen). */
+function fromPlanWarnings(warnings: readonly PlanError[]): Finding[] {
+  return warnings.flatMap((warning): Finding[] => {
+    if (warning.code !== 'WindowAlwaysFrozen') return [];
+    const where = { ...(warning.file !== undefined && { file: warning.file }), ...(warning.line !== undefined && { line: warning.line }) };
+    return [{ check: 'overlapping-windows', severity: 'warning', ...where, message: warning.message, fix: 'move the maintenance window out of the freeze windows, or shorten the freeze' }];
+  });
 }
 
 /** The window rules' codes (W1–W3, Z3); a window's Go duration shares InvalidDuration with the policy's own. */
@@ -256,14 +243,14 @@ function checkBranchProtection(protection: BranchProtection | undefined): Findin
 }
 
 export function diagnose(input: DoctorInput): Finding[] {
-  const { index, plan, config, now, branchProtection } = input;
+  const { index, plan, now, branchProtection } = input;
   return [
     ...checkIgnoreDifferences(index),
     ...checkSyncWindows(index, now),
     ...checkBranchProtection(branchProtection),
     ...fromPlanErrors(index, plan.errors),
     ...checkPoliciesMatchingNothing(index),
-    ...checkOverlaps(index.policies, config, now),
+    ...fromPlanWarnings(plan.warnings),
   ];
 }
 

@@ -196,7 +196,7 @@ class Loop {
   private async outsideWindowComment(number: number, mergedAt: string | null, next: string): Promise<void> {
     await this.ports.github.comment(
       number,
-      `kerf: this deferred change was merged at ${mergedAt}, outside a maintenance window of its policy (D2: it should have waited for \`kerf/window\`). It has reached the cluster; ${next}.`,
+      `kerf: this deferred change was merged at ${mergedAt}, outside a maintenance window of its policy (it should have waited for \`kerf/window\`). It has reached the cluster; ${next}.`,
     );
   }
 

@@ -2,6 +2,7 @@
 import { skipLines } from '../import/resources.js';
 import type { Change, Decision } from '../model/types.js';
 import type { Plan } from './plan.js';
+import { describeNextWindow } from './window-text.js';
 
 function shortField(change: Change): string {
   const [group, resource] = change.field.split('.') as [string, string];
@@ -32,7 +33,7 @@ export function renderPlanTable(plan: Plan): string {
     d.action,
     d.phase,
     d.reason ?? '-',
-    d.nextWindow ?? '-',
+    describeNextWindow(d, plan.now) ?? '-',
     describeChanges(d.changes) || '-',
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
@@ -43,7 +44,7 @@ export function renderPlanTable(plan: Plan): string {
   const warnings = plan.errors.filter((error) => error.severity === 'warning');
   const listed = (error: Plan['errors'][number]) => `  - ${error.code ? `[${error.code}] ` : ''}${error.message}`;
   if (errors.length > 0) out.push('', `Errors (${errors.length}):`, ...errors.map(listed));
-  if (warnings.length > 0) out.push('', `Warnings (${warnings.length}):`, ...warnings.map(listed));
+  if (warnings.length > 0 || plan.warnings.length > 0) out.push('', `Warnings (${warnings.length + plan.warnings.length}):`, ...[...warnings, ...plan.warnings].map(listed));
   out.push(...skipLines('Skipped VPA recommendations', plan.skipped ?? []));
   return `${out.join('\n')}\n`;
 }

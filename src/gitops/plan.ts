@@ -4,6 +4,7 @@ import type {
   Decision,
   KerfConfig,
   PlanError,
+  RightsizingPolicy,
   RightsizingRecommendation,
 } from '../model/types.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
@@ -16,6 +17,8 @@ import { selectPolicy } from '../rules/policy-match.js';
 export function hasErrors(errors: readonly PlanError[]): boolean {
   return errors.some((error) => error.severity !== 'warning');
 }
+import { compiledWindows } from '../rules/window-state.js';
+import { alwaysFrozenWindows } from '../rules/window-free.js';
 
 export interface Plan {
   now: string;
@@ -23,6 +26,8 @@ export interface Plan {
   errors: PlanError[];
   /** With `--recommendations vpa`: what the VPAs said that was not turned into a recommendation, and why. */
   skipped?: Skip[];
+  /** Problems that hold nothing back today but mean a setting does not do what it says (e.g. WindowAlwaysFrozen). */
+  warnings: PlanError[];
 }
 
 export interface PlanInput {
@@ -40,6 +45,26 @@ function groupByNamespace<T>(items: readonly T[], namespaceOf: (item: T) => stri
     groups.set(namespace, [...(groups.get(namespace) ?? []), item]);
   }
   return groups;
+}
+
+/** Maintenance windows that every opening of falls inside a freeze (the policy's or the chart's): nothing merges in them. */
+function frozenWindowWarnings(policies: readonly RightsizingPolicy[], config: KerfConfig, now: Date): PlanError[] {
+  return policies.flatMap((policy) => {
+    const freezes = [compiledWindows(config.freeze.windows, 'freeze'), compiledWindows(policy.apply.freezeWindows, 'freeze')];
+    const file = policy.source?.file;
+    const object = `RightsizingPolicy ${policy.namespace}/${policy.name}`;
+    return alwaysFrozenWindows(compiledWindows(policy.apply.maintenanceWindows, 'maintenance'), freezes, now).map((index) => {
+      const field = `spec.apply.maintenanceWindows[${index}]`;
+      return {
+        code: 'WindowAlwaysFrozen',
+        ...(file !== undefined && { file }),
+        ...(policy.source?.line !== undefined && { line: policy.source.line }),
+        object,
+        field,
+        message: `${file ? `${file}: ` : ''}${object}: ${field} opens only inside freeze windows (the policy's or the chart's), so no deferred change is ever merged in it`,
+      };
+    });
+  });
 }
 
 function byTarget(a: Decision, b: Decision): number {
@@ -109,5 +134,5 @@ export function makePlan(input: PlanInput): Plan {
     }
   }
   decisions.sort(byTarget);
-  return { now: now.toISOString(), decisions, errors };
+  return { now: now.toISOString(), decisions, errors, warnings: frozenWindowWarnings(index.policies, config, now) };
 }

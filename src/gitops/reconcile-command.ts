@@ -50,6 +50,7 @@ export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof
     ...(labels !== undefined && { labels }),
     ...(reviewers !== undefined && { reviewers }),
     ...(teamReviewers !== undefined && { teamReviewers }),
+    ...(typeof extra['auto-merge'] === 'boolean' && { autoMerge: extra['auto-merge'] }),
   };
 }
 

@@ -1,5 +1,5 @@
 // The plan as every command computes it: config, scan, recommendations, decisions.
-import type { KerfConfig } from '../model/types.js';
+import type { KerfConfig, RightsizingRecommendation } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
@@ -22,6 +22,8 @@ export interface PlanRun {
   plan: Plan;
   index: RepoIndex;
   config: KerfConfig;
+  /** The recommendations the plan decided on (the repo's, the files', or the cluster's). */
+  recommendations: RightsizingRecommendation[];
   /** What the cluster said, with `--recommendations cluster` when it could be read. */
   cluster?: ClusterView;
 }
@@ -61,5 +63,5 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
   const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now });
   if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster);
   if (skips) plan.skipped = skips;
-  return { plan, index, config, ...(cluster && { cluster }) };
+  return { plan, index, config, recommendations, ...(cluster && { cluster }) };
 }

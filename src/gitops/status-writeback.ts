@@ -6,7 +6,8 @@ import { isObject } from '../cluster/objects.js';
 import type { EventNote } from '../lifecycle/outcome.js';
 import { describeChanges } from './plan-table.js';
 import type { PullRequestOutcome } from './reconcile.js';
-import { formatWindowTime } from './window-status.js';
+import { NO_FREE_WINDOW } from './reason-text.js';
+import { describeNextWindow } from './window-text.js';
 
 /** The values before kerf's change, per container, as `status.previous` records them (null: was not set). */
 export type PreviousValues = ContainerRecommendation[];
@@ -77,7 +78,7 @@ export function decisionEvent(decision: Decision, pullRequest: { number: number 
       return {
         action: 'Blocked',
         reason: 'OutsideMaintenanceWindow',
-        note: decision.nextWindow ? `held until the maintenance window at ${formatWindowTime(decision.nextWindow)}; ${pr} waits for it (D1)` : 'held: no valid maintenance window is configured (D3)',
+        note: decision.nextWindow ? `held until the maintenance window ${describeNextWindow(decision)}; ${pr} waits for it` : `held: ${NO_FREE_WINDOW.says}`,
       };
     case 'Blocked':
       return { action: 'Blocked', reason: decision.reason ?? 'Blocked', note: `change held: ${decision.reason ?? 'blocked'}${decision.message ? ` (${decision.message})` : ''}${pullRequest ? `; ${pr} must not be merged` : ''}` };

@@ -64,6 +64,18 @@ const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 
  */
 const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject)\b|kerf\.getkerf\.dev/;
 
+/** An HPA's CPU utilisation target, from autoscaling/v2 `metrics` or v1 `targetCPUUtilizationPercentage`. */
+function cpuTarget(spec: Record<string, unknown>): { cpuTargetUtilization?: number } {
+  if (typeof spec.targetCPUUtilizationPercentage === 'number') return { cpuTargetUtilization: spec.targetCPUUtilizationPercentage };
+  const metrics = Array.isArray(spec.metrics) ? spec.metrics : [];
+  for (const metric of metrics) {
+    const resource = isObject(metric) && metric.type === 'Resource' && isObject(metric.resource) ? metric.resource : undefined;
+    const target = resource?.name === 'cpu' && isObject(resource.target) ? resource.target : undefined;
+    if (target?.type === 'Utilization' && typeof target.averageUtilization === 'number') return { cpuTargetUtilization: target.averageUtilization };
+  }
+  return {};
+}
+
 export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
   return `${ref.namespace}/${ref.kind}/${ref.name}`;
 }
@@ -310,6 +322,7 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
       ref: { namespace: ref.namespace, kind, name: ref.name },
       target: { kind: String(target.kind ?? ''), name: String(target.name ?? '') },
       ...(typeof spec.minReplicas === 'number' && { minReplicas: spec.minReplicas }),
+      ...cpuTarget(spec),
     });
   } else if (kind === 'RightsizingPolicy' && apiVersion === API_VERSION) {
     const { policy, errors } = validatePolicy(withRef, { file, line, locate: documentLocator(index.files.get(file)?.text ?? '', document) });

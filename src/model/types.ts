@@ -161,6 +161,19 @@ export interface KerfConfig {
   freeze: { now: boolean; windows: WindowSpec[] };
   pause: boolean;
   unsupportedNodeSelectors: LabelSelector[];
+  /** Prices of requested capacity, for the monthly cost difference of a change. */
+  pricing?: Pricing;
+  /** kerf enables GitHub auto-merge on its PRs, so a deferred change merges when `kerf/window` turns green. Default false. */
+  autoMerge?: boolean;
+  /** One dashboard issue per repo listing every change kerf holds, proposes or has applied. Default true. */
+  dashboard?: boolean;
+}
+
+export interface Pricing {
+  cpuCoreHour: number;
+  memoryGiBHour: number;
+  /** Shown beside amounts, e.g. `USD` or `€`; none when absent. */
+  currency?: string;
 }
 
 export interface SourceLocation {
@@ -222,6 +235,8 @@ export interface HorizontalPodAutoscaler {
   minReplicas?: number;
   /** Live `status.currentReplicas`, when known from the cluster. */
   currentReplicas?: number;
+  /** The CPU `averageUtilization` target (autoscaling/v2) or `targetCPUUtilizationPercentage` (v1), when it scales on CPU. */
+  cpuTargetUtilization?: number;
 }
 
 export interface Change {
@@ -240,6 +255,8 @@ export interface Decision {
   phase: Phase;
   reason: Reason | null;
   nextWindow: string | null;
+  /** With `nextWindow`: when that stretch of the window closes (or a freeze opens) and the window's time zone, for people. */
+  nextWindowSpan?: { end: string; timeZone: string };
   changes: Change[];
   /** Why it is held when the reason alone does not say (InvalidPolicy: the policy's error). */
   message?: string;

@@ -8,6 +8,7 @@ import type {
   KerfConfig,
   LabelSelector,
   PlanError,
+  Pricing,
   RecommendationSource,
   RecommendationStatus,
   RightsizingPolicy,
@@ -382,6 +383,9 @@ export function validateConfig(doc: unknown, source: string | ValidationSource):
     freeze: { now: frozen || freeze.now === true, windows: freezeWindows },
     pause: paused || value.pause === true,
     unsupportedNodeSelectors: take('unsupportedNodeSelectors'),
+    ...(isObject(value.pricing) && !broken(['pricing']) && { pricing: value.pricing as unknown as Pricing }),
+    ...(typeof value.autoMerge === 'boolean' && { autoMerge: value.autoMerge }),
+    ...(typeof value.dashboard === 'boolean' && { dashboard: value.dashboard }),
   };
   return { config, errors: problems.errors };
 }

@@ -83,7 +83,7 @@ describe('status write-back (pure parts)', () => {
     const deferred = aDecision({ phase: 'Deferred', strategy: 'deferred', configuredStrategy: 'deferred', reason: 'OutsideMaintenanceWindow', nextWindow: '2026-12-05T00:00:00.000Z' });
     const pr = { number: 4, url: 'https://github.example/pull/4' };
     expect(decisionStatus(deferred, pr)).toMatchObject({ phase: 'Deferred', reason: 'OutsideMaintenanceWindow', nextWindow: '2026-12-05T00:00:00.000Z', pullRequest: pr });
-    expect(decisionEvent(deferred, pr)).toEqual({ action: 'Blocked', reason: 'OutsideMaintenanceWindow', note: 'held until the maintenance window at 2026-12-05 00:00 UTC; pull request #4 waits for it (D1)' });
+    expect(decisionEvent(deferred, pr)).toEqual({ action: 'Blocked', reason: 'OutsideMaintenanceWindow', note: 'held until the maintenance window Sat 5 Dec 00:00 UTC; pull request #4 waits for it' });
     expect(decisionStatus(aDecision(), pr)).toMatchObject({ phase: 'Proposed', pullRequest: pr, previous: [{ name: 'app', requests: { cpu: '500m', memory: '512Mi' }, limits: {} }] });
     expect(decisionEvent(aDecision({ reason: 'Fallback' }), pr)).toMatchObject({ action: 'Proposed', reason: 'Fallback' });
   });

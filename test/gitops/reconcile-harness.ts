@@ -127,31 +127,42 @@ export async function recommendationsWithout(...names: string[]): Promise<string
     .join('---\n');
 }
 
-/**
- * The stand-ins for one test file: a git server for all its tests, and `start`, a harness per test
- * that is closed after it (which fails the test on any schema violation the GitHub stand-in saw).
- */
+/** {@link harnessPerTest} with the git stand-in as a property. */
 export function reconcileStandIns(): { readonly git: GitServer; start(options?: Parameters<typeof startHarness>[1]): Promise<Harness> } {
+  const stands = harnessPerTest();
+  return {
+    get git() {
+      return stands.git();
+    },
+    start: stands.start,
+  };
+}
+
+/**
+ * For a test file: one git stand-in for the file, and the harness a test starts closed after it
+ * (which fails the test on any schema violation the GitHub stand-in saw).
+ */
+export function harnessPerTest(): { git: () => GitServer; start: (options?: Parameters<typeof startHarness>[1]) => Promise<Harness>; closeCurrent: () => Promise<void> } {
   let git: GitServer | undefined;
   let current: Harness | undefined;
+  const closeCurrent = async () => {
+    await current?.close();
+    current = undefined;
+  };
   beforeAll(async () => {
     git = await startGitServer({ token: TOKEN });
   });
   afterAll(async () => {
     await git?.close();
   });
-  afterEach(async () => {
-    await current?.close();
-    current = undefined;
-  });
+  afterEach(closeCurrent);
   return {
-    get git() {
-      if (!git) throw new Error('the git stand-in starts in beforeAll');
-      return git;
-    },
-    async start(options) {
-      current = await startHarness(this.git, options);
+    git: () => git as GitServer,
+    start: async (options) => {
+      await closeCurrent();
+      current = await startHarness(git as GitServer, options);
       return current;
     },
+    closeCurrent,
   };
 }

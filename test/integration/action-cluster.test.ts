@@ -138,7 +138,7 @@ describe('the bundled Action with recommendations: cluster', () => {
     expect(run.stdout).toContain('::add-mask::apiVersion: v1%0A');
     expect(printed(run)).not.toContain(KUBE_TOKEN);
     expect(printed(run)).not.toContain(TOKEN);
-    expect(await readdir(runnerTemp)).toEqual([]);
+    expect((await readdir(runnerTemp)).sort()).toEqual(['kerf-decisions.json', 'kerf-pull-requests.json']); // the kubeconfig is gone
 
     // A second run finds nothing new: no GitHub write, the statuses stand.
     const writes = h.gh.writeRequests().length;
@@ -170,7 +170,7 @@ describe('the bundled Action with recommendations: cluster', () => {
     expect(run.summary).toContain('### Errors (1)');
     expect(printed(run)).not.toContain(KUBE_TOKEN);
     expect(run.summary).not.toContain(KUBE_TOKEN);
-    expect(await readdir(runnerTemp)).toEqual([]);
+    expect((await readdir(runnerTemp)).sort()).toEqual(['kerf-decisions.json', 'kerf-pull-requests.json']); // the kubeconfig is gone
   });
 });
 

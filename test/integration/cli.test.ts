@@ -31,6 +31,8 @@ describe('kerf-gitops plan', () => {
     const plan = JSON.parse(stdout);
     expect(plan.now).toBe('2026-12-02T10:00:00.000Z');
     expect(plan.errors).toEqual([]);
+    // The batch policy's Thursday window sits inside its release-train freeze: warned, never promised.
+    expect(plan.warnings).toEqual([expect.objectContaining({ code: 'WindowAlwaysFrozen', file: 'policies/shop.yaml', field: 'spec.apply.maintenanceWindows[1]' })]);
     const byName = Object.fromEntries(plan.decisions.map((d: { target: { name: string } }) => [d.target.name, d]));
     expect(byName.reports).toEqual({
       target: { namespace: 'shop', kind: 'Deployment', name: 'reports' },
@@ -40,6 +42,7 @@ describe('kerf-gitops plan', () => {
       phase: 'Deferred',
       reason: 'OutsideMaintenanceWindow',
       nextWindow: '2026-12-05T00:00:00.000Z',
+      nextWindowSpan: { end: '2026-12-05T04:00:00.000Z', timeZone: 'Europe/Berlin' },
       changes: [
         { container: 'worker', field: 'requests.cpu', from: '2', to: '1500m', file: 'apps/shop/reports.yaml' },
         { container: 'worker', field: 'requests.memory', from: '4Gi', to: '3Gi', file: 'apps/shop/reports.yaml' },

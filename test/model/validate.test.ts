@@ -139,3 +139,31 @@ unsupportedNodeSelectors: [{matchLabels: {cpu-manager: static}}]`),
     expect(errors[0]?.message).toMatch(/^\.kerf\/config\.yaml: config: /);
   });
 });
+
+describe('review settings and provenance', () => {
+  const source = { file: 'recs.yaml', line: 1 };
+  const rec = (extra: string) => validateRecommendation(parse(`metadata: {name: r, namespace: shop}\nspec:\n  targetRef: {kind: Deployment, name: cart}\n  containers: [{name: app, requests: {cpu: 100m}}]\n${extra}`), source);
+
+  it('spec.source becomes the provenance, exactly as the CRD types it', () => {
+    const { recommendation, errors } = rec('  source: {recommender: vpa, bound: target, percentile: 90, sampleWindow: 168h, generatedAt: "2026-12-01T06:00:00Z"}');
+    expect(errors).toEqual([]);
+    expect(recommendation?.provenance).toEqual({ recommender: 'vpa', bound: 'target', percentile: 90, sampleWindow: '168h', generatedAt: '2026-12-01T06:00:00Z' });
+    expect(rec('').recommendation?.provenance).toBeUndefined();
+  });
+
+  it.each([
+    ['  source: {percentile: 90}', 'spec.source.recommender'],
+    ['  source: {recommender: vpa, percentile: 101}', 'spec.source.percentile'],
+  ])('%s is an error naming %s', (extra, field) => {
+    expect(rec(extra).errors.map((error) => error.field)).toEqual([field]);
+  });
+
+  it('pricing, autoMerge and dashboard are config keys; a bad price is an error naming its field', () => {
+    const ok = validateConfig(parse('pricing: {cpuCoreHour: 0.03, memoryGiBHour: 0.004, currency: EUR}\nautoMerge: true\ndashboard: false'), '.kerf/config.yaml');
+    expect(ok.errors).toEqual([]);
+    expect(ok.config).toMatchObject({ pricing: { cpuCoreHour: 0.03, memoryGiBHour: 0.004, currency: 'EUR' }, autoMerge: true, dashboard: false });
+    const bad = validateConfig(parse('pricing: {cpuCoreHour: -1, memoryGiBHour: cheap, per: month}\nautoMerge: yes please'), '.kerf/config.yaml');
+    expect(bad.errors.map((error) => error.field).sort()).toEqual(['autoMerge', 'pricing.cpuCoreHour', 'pricing.memoryGiBHour', 'pricing.per']);
+    expect(bad.config.pricing).toBeUndefined();
+  });
+});

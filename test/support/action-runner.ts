@@ -139,6 +139,7 @@ export async function installAction(token: string): Promise<InstalledAction> {
         GITHUB_WORKSPACE: cwd,
         GITHUB_OUTPUT: output,
         GITHUB_STEP_SUMMARY: summary,
+        RUNNER_TEMP: files,
         ...defaults,
         ...withInputs,
         ...env,

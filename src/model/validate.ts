@@ -49,6 +49,8 @@ class Problems {
 
   add(code: ProblemCode, path: Path, message: string, severity?: 'warning'): void {
     const field = fieldPath(path);
+    // The schema and the meaning checks can both see one fault (a negative quantity breaks the pattern too): one problem each.
+    if (this.errors.some((error) => error.code === code && error.field === (field || undefined))) return;
     const where = [this.source.file, this.owner, field].filter(Boolean).join(': ');
     const position = this.source.locate?.(path);
     const line = position?.line ?? this.source.line;

@@ -121,6 +121,8 @@ describe('an invalid recommendation is refused whole, with its own file and line
   ])('$name → $code at line $line; nothing is planned for the target', async ({ file, code, line, field }) => {
     const plan = await planOf({ 'recs/cart.yaml': file });
     expect(plan.errors).toContainEqual(expect.objectContaining({ code, file: 'recs/cart.yaml', line, field }));
+    // One problem per fault, though the schema and the meaning checks may both see it.
+    expect(plan.errors.filter((e) => e.code === code && e.field === field)).toHaveLength(1);
     expect(plan.decisions).toEqual([]);
   });
 

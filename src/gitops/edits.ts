@@ -56,21 +56,54 @@ function editDocument(work: Workspace, file: string, target: { document: number;
   work.write(file, editResources(text, target, edits, file));
 }
 
+/** A container kerf leaves alone because one of its values cannot be written where kustomize takes it from. */
+export interface ContainerRefusal {
+  container: string;
+  message: string;
+}
+
+function refusalOf(graph: KustomizeGraph, workload: Workload, change: Change): string | undefined {
+  const resolution = resolveField(graph, workload, change.container, change.field);
+  const object = `${workloadKey(workload.ref)} container ${change.container} ${change.field}`;
+  if (resolution.status !== 'resolved') return `${object}: ${resolution.reason}`;
+  const { decision } = resolution;
+  if (decision.kind === 'unsupported') return `${object}: ${decision.reason}`;
+  // Deleting the key from a patch would let the base's value through again.
+  if (decision.kind === 'edit-file' && change.to === null && resolution.source.kind === 'document' && resolution.source.role === 'patch') {
+    return `${object}: the value comes from the kustomize patch ${decision.file}; removing it there would bring back the value beneath, so kerf leaves this removal to a person`;
+  }
+  return undefined;
+}
+
+/**
+ * The changes kerf can write for the workload, and the containers it cannot place (all of a
+ * container's changes go, so its requests and limits never land half-changed). `plan` and `write`
+ * both use it, so what `plan` proposes `write` can place.
+ */
+export function placeChanges(index: RepoIndex, workload: Workload, changes: readonly Change[]): { placed: Change[]; refused: ContainerRefusal[] } {
+  const graph = index.kustomize;
+  if (graph === undefined || workload.source.root === undefined) return { placed: [...changes], refused: [] };
+  const refused = new Map<string, string>();
+  for (const change of changes) {
+    if (refused.has(change.container)) continue;
+    const message = refusalOf(graph, workload, change);
+    if (message !== undefined) refused.set(change.container, message);
+  }
+  return {
+    placed: changes.filter((change) => !refused.has(change.container)),
+    refused: [...refused].map(([container, message]) => ({ container, message })),
+  };
+}
+
 /** Under kustomize, each field goes where its value really comes from: the defining file, or kerf's overlay patch. */
 function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Workload, changes: readonly Change[]): void {
   const documents = new Map<string, { decision: Extract<EditDecision, { kind: 'edit-file' }>; changes: Change[] }>();
   const overlays = new Map<string, { decision: Extract<EditDecision, { kind: 'overlay-patch' }>; containers: Map<string, OverlayPatchContainer> }>();
   for (const change of changes) {
     const resolution = resolveField(graph, workload, change.container, change.field);
-    const object = `${workloadKey(workload.ref)} container ${change.container} ${change.field}`;
-    if (resolution.status !== 'resolved') throw new UnsupportedSourceError(`${object}: ${resolution.reason}`);
+    if (resolution.status !== 'resolved' || resolution.decision.kind === 'unsupported') throw new UnsupportedSourceError(refusalOf(graph, workload, change));
     const { decision } = resolution;
-    if (decision.kind === 'unsupported') throw new UnsupportedSourceError(`${object}: ${decision.reason}`);
     if (decision.kind === 'edit-file') {
-      // Deleting the key from a patch would let the base's value through again.
-      if (change.to === null && resolution.source.kind === 'document' && resolution.source.role === 'patch') {
-        throw new UnsupportedSourceError(`${object}: the value comes from the kustomize patch ${decision.file}; removing it there would bring back the value beneath, so kerf leaves this removal to a person`);
-      }
       const key = `${decision.file}#${decision.document}`;
       const entry = documents.get(key) ?? { decision, changes: [] };
       entry.changes.push(change);
@@ -106,10 +139,16 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
   const texts = new Map<string, string>();
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
-  for (const decision of decisions) {
-    if (decision.action !== 'pull-request' || decision.changes.length === 0) continue;
-    const workload = index.workloads.get(workloadKey(decision.target));
+  for (const proposed of decisions) {
+    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) continue;
+    const workload = index.workloads.get(workloadKey(proposed.target));
     if (!workload) continue;
+    const { placed, refused } = placeChanges(index, workload, proposed.changes);
+    for (const { container, message } of refused) {
+      errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
+    }
+    if (placed.length === 0) continue;
+    const decision = placed.length === proposed.changes.length ? proposed : { ...proposed, changes: placed };
     const work = new Workspace((path) => texts.get(path) ?? index.files.get(path)?.text);
     try {
       if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);

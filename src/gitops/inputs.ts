@@ -4,7 +4,8 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KerfConfig, PlanError, RightsizingRecommendation } from '../model/types.js';
 import { CONFIG_DEFAULTS, validateConfig, API_GROUP, validateRecommendation } from '../model/validate.js';
 import { indexRepo, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
-import { applyKustomizeValues, buildGraph, kustomizeErrors, kustomizeView } from '../manifests/kustomize-values.js';
+import { applyKustomizeValues, buildGraph, kustomizeErrors } from '../manifests/kustomize-values.js';
+import { repoView } from '../manifests/targeting.js';
 
 /** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path. */
 export class InputError extends Error {
@@ -41,12 +42,15 @@ export async function scanRepo(repo: string, config: KerfConfig): Promise<RepoIn
     if (error instanceof InputError) throw error;
     throw new InputError(`no such repo: ${repo}`, { cause: error });
   }
-  const { files, errors } = await readRepoFiles(repo, config.paths);
+  // The whole tree is read even when `paths` narrows the targets: kustomize bases live outside them.
+  const { files, errors } = await readRepoFiles(repo);
   const graph = buildGraph(files);
-  if (!graph) return indexRepo(repo, files, { renderingsOf: () => undefined, isPatch: () => false }, errors);
-  const index = indexRepo(repo, files, kustomizeView(graph), [...errors, ...kustomizeErrors(graph)]);
-  applyKustomizeValues(index, graph);
-  index.kustomize = graph;
+  const { view, errors: targetingErrors } = repoView(files, graph, config);
+  const index = indexRepo(repo, files, view, [...errors, ...targetingErrors, ...(graph ? kustomizeErrors(graph) : [])]);
+  if (graph) {
+    applyKustomizeValues(index, graph);
+    index.kustomize = graph;
+  }
   return index;
 }
 

@@ -1,4 +1,6 @@
 // The plan: every recommendation → one decision, with the errors met on the way.
+import { placeChanges } from './edits.js';
+import { nearestTargets } from '../manifests/targeting.js';
 import type {
   Decision,
   KerfConfig,
@@ -96,7 +98,9 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
     const key = workloadKey({ namespace: recommendation.namespace, kind, name });
     const workload = index.workloads.get(key);
     if (!workload) {
-      fail('spec.targetRef', `target ${key} is not in the repo`);
+      const conflict = index.conflicts.get(key);
+      const near = nearestTargets(key, [...index.workloads.keys(), ...index.conflicts.keys()]);
+      fail('spec.targetRef', conflict ?? `target ${key} is not in the repo${near.length > 0 ? `; nearest: ${near.join(', ')}` : ''}`);
       continue;
     }
     const match = selectPolicy(workload, policiesByNamespace.get(workload.ref.namespace) ?? []);
@@ -110,16 +114,24 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
       hpas: hpasByNamespace.get(workload.ref.namespace) ?? [],
     };
     try {
-      decisions.push(
-        decide({
-          workload,
-          recommendation,
-          policy: match.kind === 'covered' ? match.policy : undefined,
-          config,
-          facts,
-          now,
-        }),
-      );
+      const decision = decide({
+        workload,
+        recommendation,
+        policy: match.kind === 'covered' ? match.policy : undefined,
+        config,
+        facts,
+        now,
+      });
+      if (decision.action !== 'pull-request') {
+        decisions.push(decision);
+        continue;
+      }
+      // What cannot be written where kustomize takes it from is refused here, by container, so `write` agrees.
+      const { placed, refused } = placeChanges(index, workload, decision.changes);
+      for (const { container, message } of refused) {
+        errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${key} container ${container}`, message });
+      }
+      if (placed.length > 0 || decision.changes.length === 0) decisions.push({ ...decision, changes: placed });
     } catch (error) {
       errors.push({ file: workload.source.file, object: key, message: (error as Error).message });
     }

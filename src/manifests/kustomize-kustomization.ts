@@ -167,7 +167,8 @@ function localPath(entry: string, field: string, ctx: EntryContext): string | un
     ctx.warnings.push({ code: 'remote-resource', file: ctx.file, message: `${ctx.file}: ${field} entry ${entry} is remote; not followed` });
     return undefined;
   }
-  const path = posix.join(ctx.dir, entry);
+  // kustomize takes `../base/`, `./base` and `base` for the same directory.
+  const path = posix.normalize(posix.join(ctx.dir, entry)).replace(/(.)\/+$/, '$1');
   if (path === '..' || path.startsWith('../')) {
     ctx.warnings.push({ code: 'outside-repository', file: ctx.file, message: `${ctx.file}: ${field} entry ${entry} is outside the repository` });
     return undefined;

@@ -5,17 +5,7 @@ import { RESOURCE_FIELDS } from '../model/types.js';
 import { buildKustomizeGraph, type KustomizeGraph } from './kustomize-graph.js';
 import { KERF_PATCH_FILE } from './kustomize-overlay-patch.js';
 import { resolveResourceSource, type Resolution } from './kustomize-resolve.js';
-import type { RenderingView, RepoIndex, ScannedFile } from './scan.js';
-
-export function kustomizeView(graph: KustomizeGraph): RenderingView {
-  return {
-    renderingsOf: (file) => {
-      const renderings = graph.renderingsOf(file);
-      return renderings.length > 0 ? renderings : undefined;
-    },
-    isPatch: (file) => graph.isPatch(file),
-  };
-}
+import type { RepoIndex, ScannedFile } from './scan.js';
 
 export function buildGraph(files: Map<string, ScannedFile>): KustomizeGraph | undefined {
   const hasKustomization = [...files.keys()].some((file) => /(^|\/)(kustomization\.ya?ml|Kustomization)$/.test(file));

@@ -8,6 +8,7 @@ import type {
   PodDisruptionBudget,
   RightsizingPolicy,
   RightsizingRecommendation,
+  ContainerSpec,
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
@@ -31,29 +32,37 @@ export interface RepoIndex {
   policies: RightsizingPolicy[];
   recommendations: RightsizingRecommendation[];
   errors: PlanError[];
+  /** Identities kerf will not target because several roots or files define them: the reason, naming them all. */
+  conflicts: Map<string, string>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
   kustomize?: KustomizeGraph;
 }
 
-/** How kustomize renders a file: the namespaces and name affixes its objects get, or none. */
-export interface Rendering {
-  /** The kustomization directory that renders the file. */
-  root?: string;
-  namespace?: string | undefined;
-  namePrefix?: string;
-  nameSuffix?: string;
+/** An object as a kustomize root renders it: the identity it gets there and the document it comes from. */
+export interface RenderedSource {
+  root: string;
+  file: string;
+  document: number;
+  /** Undefined when neither the tree nor a GitOps object gives it one. */
+  namespace: string | undefined;
+  name: string;
+  /** Containers a patch adds, as that patch writes them (their values are resolved later). */
+  addedContainers: ContainerSpec[];
 }
+
+/** What the scan indexes: the plain files as written, and the objects of this cluster's kustomize roots. */
 export interface RenderingView {
-  /** Undefined when no kustomization includes the file (it is applied as written). */
-  renderingsOf(file: string): readonly Rendering[] | undefined;
-  /** Patch files describe changes to other objects, not objects of their own. */
-  isPatch(file: string): boolean;
+  /** True for a file whose objects are applied as written and that this cluster's selection takes. */
+  asWritten(file: string): boolean;
+  /** The namespace objects of a plain file get when they name none (Argo CD, Flux, `namespaces:`). */
+  namespaceOf(file: string): { namespace: string; force: boolean } | undefined;
+  objects: readonly RenderedSource[];
 }
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
 /** Cheap screening: a file that names none of these kinds cannot matter to the plan. */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject)\b/;
+const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject)\b/;
 
 export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
   return `${ref.namespace}/${ref.kind}/${ref.name}`;
@@ -126,27 +135,76 @@ function selectorOf(value: unknown): PodDisruptionBudget['selector'] {
   };
 }
 
-/** Builds the index from parsed files; `renderings` tells what kustomize does to each file. */
-export function indexRepo(root: string, files: Map<string, ScannedFile>, renderings: RenderingView, errors: PlanError[] = []): RepoIndex {
-  const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors };
+interface Definition {
+  where: string;
+  root?: string;
+  file: string;
+  line: number;
+  workload: Workload;
+}
+
+/** "a", "a and b", "a, b and c" */
+export function listOfNames(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** Builds the index from parsed files; `view` says which files are plain and what kustomize renders. */
+export function indexRepo(root: string, files: Map<string, ScannedFile>, view: RenderingView, errors: PlanError[] = []): RepoIndex {
+  const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors, conflicts: new Map() };
+  const definitions = new Map<string, Definition[]>();
+  const define = (workload: Workload, definition: Omit<Definition, 'workload'>): void => {
+    const key = workloadKey(workload.ref);
+    definitions.set(key, [...(definitions.get(key) ?? []), { ...definition, workload }]);
+  };
   for (const [file, scanned] of files) {
-    if (isKustomizationFile(file) || renderings.isPatch(file)) continue;
-    const views = renderings.renderingsOf(file) ?? [{}];
+    if (isKustomizationFile(file) || !view.asWritten(file)) continue;
     scanned.documents.forEach((doc, document) => {
       if (!isObject(doc) || typeof doc.kind !== 'string') return;
       const meta = isObject(doc.metadata) ? doc.metadata : {};
+      const own = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
+      const at = view.namespaceOf(file);
+      const namespace = at !== undefined && (at.force || own === undefined) ? at.namespace : (own ?? 'default');
       const line = scanned.lines[document] ?? 1;
-      for (const view of views) {
-        const namespace = view.namespace ?? (typeof meta.namespace === 'string' ? meta.namespace : 'default');
-        const name = `${view.namePrefix ?? ''}${String(meta.name ?? '')}${view.nameSuffix ?? ''}`;
-        addObject(index, doc, { namespace, name, ...(view.root !== undefined && { root: view.root }) }, file, document, line);
-      }
+      const workload = addObject(index, doc, { namespace, name: String(meta.name ?? '') }, file, document, line);
+      if (workload) define(workload, { where: file, file, line });
     });
+  }
+  for (const object of view.objects) {
+    const scanned = files.get(object.file);
+    const doc = scanned?.documents[object.document];
+    if (!isObject(doc)) continue;
+    const line = scanned?.lines[object.document] ?? 1;
+    const ref = { namespace: object.namespace ?? 'default', name: object.name, root: object.root };
+    const workload = addObject(index, doc, ref, object.file, object.document, line);
+    if (!workload) continue;
+    workload.containers.push(...object.addedContainers.filter((added) => !workload.containers.some((c) => c.name === added.name)));
+    define(workload, { where: object.root, root: object.root, file: object.file, line });
+  }
+  for (const [key, found] of definitions) {
+    const [first] = found;
+    if (first === undefined) continue;
+    if (found.length === 1) {
+      index.workloads.set(key, first.workload);
+      continue;
+    }
+    const roots = [...new Set(found.flatMap((d) => (d.root === undefined ? [] : [d.root])))].sort();
+    const plain = [...new Set(found.flatMap((d) => (d.root === undefined ? [d.file] : [])))].sort();
+    const by = [roots.length > 0 && `rendered by ${listOfNames(roots)}`, plain.length > 0 && `defined in ${listOfNames(plain)}`].filter(Boolean).join(' and ');
+    const sameRootTwice = roots.length === 1 && plain.length === 0;
+    const files = [...new Set(found.map((d) => d.file))].sort();
+    const { ref } = first.workload;
+    const label = `${ref.kind} ${ref.namespace}/${ref.name}`;
+    const message = sameRootTwice
+        ? `${label} is defined twice in root ${roots[0]} (in ${listOfNames(files)}); kustomize refuses such a tree`
+        : `${label} is ${by}; select this cluster's with \`roots\` or \`paths\` in .kerf/config.yaml`;
+    index.conflicts.set(key, message);
+    // Several roots rendering one identity is normal (a base for many clusters): an error only when targeted.
+    if (plain.length > 0 || sameRootTwice) index.errors.push({ code: 'DuplicateIdentity', file: first.file, line: first.line, object: key, message });
   }
   return index;
 }
 
-function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): void {
+function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | undefined {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const spec = isObject(doc.spec) ? doc.spec : {};
@@ -159,20 +217,8 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     name: String(meta.name ?? ref.name),
     ...(ref.root !== undefined && { root: ref.root }),
   });
-  if (workload) {
-    const key = workloadKey(workload.ref);
-    const existing = index.workloads.get(key);
-    if (existing) {
-      index.errors.push({
-        file,
-        line,
-        object: key,
-        message: `${key} is defined twice: in ${existing.source.file} and in ${file}; narrow the scan with \`paths\` in .kerf/config.yaml`,
-      });
-      return;
-    }
-    index.workloads.set(key, workload);
-  } else if (kind === 'PodDisruptionBudget') {
+  if (workload) return workload;
+  if (kind === 'PodDisruptionBudget') {
     const minAvailable = intOrString(spec.minAvailable);
     const maxUnavailable = intOrString(spec.maxUnavailable);
     index.pdbs.push({
@@ -197,4 +243,5 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     index.errors.push(...errors);
     if (recommendation) index.recommendations.push(recommendation);
   }
+  return undefined;
 }

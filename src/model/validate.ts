@@ -272,6 +272,8 @@ export const CONFIG_DEFAULTS: KerfConfig = {
   prHourlyLimit: 4,
   prConcurrentLimit: 20,
   paths: [],
+  roots: [],
+  namespaces: {},
   freeze: { now: false, windows: [] },
   pause: false,
   unsupportedNodeSelectors: [],
@@ -288,11 +290,24 @@ const CONFIG_KEYS = [
   'prHourlyLimit',
   'prConcurrentLimit',
   'paths',
+  'roots',
+  'namespaces',
   'freeze',
   'pause',
   'unsupportedNodeSelectors',
 ] as const;
 const GROUP_BY: readonly GroupBy[] = ['per-workload', 'per-namespace', 'single'];
+
+/** `namespaces: {<path>: <namespace>}`; a value that is not a namespace name is an error naming its path. */
+function namespaceMap(problems: Problems, doc: Json): Record<string, string> {
+  const map = problems.mapping(doc, 'namespaces', 'namespaces');
+  const namespaces: Record<string, string> = {};
+  for (const [path, namespace] of Object.entries(map)) {
+    if (typeof namespace === 'string' && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) && namespace.length <= 63) namespaces[path] = namespace;
+    else problems.add(`namespaces.${path}`, `must be a namespace name, got ${JSON.stringify(namespace)}`);
+  }
+  return namespaces;
+}
 
 /** Validates the parsed `.kerf/config.yaml`; unknown keys are errors naming the key. */
 export function validateConfig(doc: unknown, file: string): { config: KerfConfig; errors: PlanError[] } {
@@ -336,6 +351,8 @@ export function validateConfig(doc: unknown, file: string): { config: KerfConfig
     prHourlyLimit: problems.positiveInteger(doc, 'prHourlyLimit', 'prHourlyLimit') ?? CONFIG_DEFAULTS.prHourlyLimit,
     prConcurrentLimit: problems.positiveInteger(doc, 'prConcurrentLimit', 'prConcurrentLimit') ?? CONFIG_DEFAULTS.prConcurrentLimit,
     paths: problems.stringList(doc, 'paths', 'paths'),
+    roots: problems.stringList(doc, 'roots', 'roots'),
+    namespaces: namespaceMap(problems, doc),
     freeze: { now: boolean(freeze, 'now', 'freeze.now'), windows: windowList(problems, freeze, 'windows', 'freeze.windows') },
     pause: boolean(doc, 'pause', 'pause'),
     unsupportedNodeSelectors,

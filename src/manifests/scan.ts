@@ -64,6 +64,9 @@ const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 
 /** Cheap screening: a file that names none of these kinds cannot matter to the plan. */
 const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject)\b/;
 
+/** A JSON 6902 patch file names no kind, yet can change a workload's identity or resources. */
+const JSON6902_PATCH = /^\s*-\s*\{?\s*["']?op["']?\s*:/m;
+
 export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
   return `${ref.namespace}/${ref.kind}/${ref.name}`;
 }
@@ -95,7 +98,7 @@ export async function readRepoFiles(
   const errors: PlanError[] = [];
   for (const name of names) {
     const text = await readFile(join(root, name), 'utf8');
-    if (!isKustomizationFile(name) && !INTERESTING.test(text)) continue;
+    if (!isKustomizationFile(name) && !INTERESTING.test(text) && !JSON6902_PATCH.test(text)) continue;
     files.set(name, parseFile(name, text, errors));
   }
   return { files, errors };

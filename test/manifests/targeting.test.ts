@@ -130,3 +130,30 @@ describe('targets', () => {
     expect(index.workloads.has('default/Deployment/app')).toBe(true);
   });
 });
+
+describe('kustomize constructs kerf does not model', () => {
+  it('replacements that write a name, a namespace or resources are reported by name; others are not', async () => {
+    const kustomization = `resources: [app.yaml]
+replacements:
+  - source: {kind: ConfigMap, name: env, fieldPath: data.ns}
+    targets:
+      - select: {kind: Deployment}
+        fieldPaths: [metadata.namespace]
+  - source: {kind: ConfigMap, name: env, fieldPath: data.image}
+    targets:
+      - select: {kind: Deployment}
+        fieldPaths: [spec.template.spec.containers.0.image]
+  - path: sizes.yaml
+`;
+    const sizes = `- source: {kind: ConfigMap, name: env, fieldPath: data.cpu}
+  targets:
+    - select: {kind: Deployment}
+      fieldPaths: ['spec.template.spec.containers.[name=app].resources.requests.cpu']
+`;
+    const index = await scanRepo(await repoWith({ 'kustomization.yaml': kustomization, 'sizes.yaml': sizes, 'app.yaml': deployment('app') }), CONFIG_DEFAULTS);
+    expect(index.errors.map((e) => [e.code, e.message])).toEqual([
+      ['UnsupportedTransformer', expect.stringContaining('replacements[0] writes metadata.namespace')],
+      ['UnsupportedTransformer', expect.stringContaining('replacements[2] writes spec.template.spec.containers.[name=app].resources.requests.cpu')],
+    ]);
+  });
+});

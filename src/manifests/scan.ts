@@ -48,6 +48,8 @@ export interface RenderedSource {
   name: string;
   /** Containers a patch adds, as that patch writes them (their values are resolved later). */
   addedContainers: ContainerSpec[];
+  /** Why kerf cannot know this rendering (a construct it does not model); such workloads are refused. */
+  unmodelled?: string;
 }
 
 /** What the scan indexes: the plain files as written, and the objects of this cluster's kustomize roots. */
@@ -181,13 +183,18 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     const workload = addObject(index, doc, ref, object.file, object.document, line);
     if (!workload) continue;
     workload.containers.push(...object.addedContainers.filter((added) => !workload.containers.some((c) => c.name === added.name)));
+    if (object.unmodelled !== undefined) {
+      const { ref } = workload;
+      index.conflicts.set(workloadKey(ref), `${ref.kind} ${ref.namespace}/${ref.name} is rendered by ${object.root}, where ${object.unmodelled}; kerf leaves it alone rather than guess`);
+      continue;
+    }
     define(workload, { where: object.root, root: object.root, file: object.file, line });
   }
   for (const [key, found] of definitions) {
     const [first] = found;
     if (first === undefined) continue;
     if (found.length === 1) {
-      index.workloads.set(key, first.workload);
+      if (!index.conflicts.has(key)) index.workloads.set(key, first.workload);
       continue;
     }
     const roots = [...new Set(found.flatMap((d) => (d.root === undefined ? [] : [d.root])))].sort();
@@ -200,7 +207,7 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     const message = sameRootTwice
         ? `${label} is defined twice in root ${roots[0]} (in ${listOfNames(files)}); kustomize refuses such a tree`
         : `${label} is ${by}; select this cluster's with \`roots\` or \`paths\` in .kerf/config.yaml`;
-    index.conflicts.set(key, message);
+    if (!index.conflicts.has(key)) index.conflicts.set(key, message);
     // Several roots rendering one identity is normal (a base for many clusters): an error only when targeted.
     if (plain.length > 0 || sameRootTwice) index.errors.push({ code: 'DuplicateIdentity', file: first.file, line: first.line, object: key, message });
   }

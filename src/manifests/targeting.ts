@@ -119,6 +119,20 @@ function addedContainers(graph: KustomizeGraph, object: RenderedObject): Contain
   return added;
 }
 
+/** The first construct kerf does not model in the kustomizations a root renders, as its warning says. */
+function unmodelledIn(graph: KustomizeGraph, root: string): string | undefined {
+  const seen = new Set<string>();
+  const pending = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    pending.push(...(graph.includes.get(dir) ?? []));
+  }
+  const files = new Set([...seen].flatMap((dir) => graph.kustomizations.get(dir)?.file ?? []));
+  return graph.warnings.find((w) => w.code === 'unsupported-transformer' && files.has(w.file))?.message;
+}
+
 function nearest(wanted: string, candidates: readonly string[]): string[] {
   return [...candidates].sort((x, y) => editDistance(wanted, x) - editDistance(wanted, y) || x.localeCompare(y)).slice(0, 3);
 }
@@ -155,10 +169,11 @@ export function repoView(files: ReadonlyMap<string, ScannedFile>, graph: Kustomi
   const objects: RenderedSource[] = [];
   for (const root of roots) {
     const at = namespaceAt(root, namespaces);
+    const unmodelled = graph === undefined ? undefined : unmodelledIn(graph, root);
     for (const object of graph?.renderings.get(root) ?? []) {
       if (object.origin.generated) continue;
       const namespace = at !== undefined && (at.force || object.id.namespace === undefined) ? at.namespace : object.id.namespace;
-      objects.push({ root, file: object.origin.file, document: object.origin.document, namespace, name: object.id.name, addedContainers: addedContainers(graph as KustomizeGraph, object) });
+      objects.push({ root, file: object.origin.file, document: object.origin.document, namespace, name: object.id.name, addedContainers: addedContainers(graph as KustomizeGraph, object), ...(unmodelled !== undefined && { unmodelled }) });
     }
   }
   const rendered = (file: string): boolean => graph !== undefined && (graph.renderingsOf(file).length > 0 || graph.isPatch(file));

@@ -155,5 +155,8 @@ replacements:
       ['UnsupportedTransformer', expect.stringContaining('replacements[0] writes metadata.namespace')],
       ['UnsupportedTransformer', expect.stringContaining('replacements[2] writes spec.template.spec.containers.[name=app].resources.requests.cpu')],
     ]);
+    // Its workloads are refused by name, not guessed at.
+    expect(index.workloads.size).toBe(0);
+    expect(index.conflicts.get('default/Deployment/app')).toMatch(/^Deployment default\/app is rendered by \., where kustomization\.yaml: replacements\[0\] writes metadata\.namespace.*kerf leaves it alone/);
   });
 });

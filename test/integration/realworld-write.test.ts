@@ -24,6 +24,7 @@ import { buildKustomizeGraph } from '../../src/manifests/kustomize-graph.js';
 import { WORKLOAD_KINDS, type PlanError } from '../../src/model/types.js';
 import { parseQuantity } from '../../src/rules/quantity.js';
 import { corpusDir, hasCorpus } from '../support/corpus.js';
+import { withoutCpuMemory } from '../support/cpu-memory.js';
 import { hasKubectl, loadTree } from '../manifests/fixtures/kustomize/harness.js';
 
 const realworldCandidates = [process.env.KERF_REALWORLD, join(import.meta.dirname, '../../../shared/realworld/repos'), '/work/shared/realworld/repos'];
@@ -91,23 +92,8 @@ function valueOf(container: Json, field: string): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
 }
 
-/** The object with CPU/memory taken out of every container, for comparing everything else. */
-function withoutCpuMemory(o: Json): Json {
-  const copy = structuredClone(o);
-  for (const container of containers(copy)) {
-    const resources = container['resources'];
-    if (!isJson(resources)) continue;
-    for (const group of ['requests', 'limits']) {
-      const values = resources[group];
-      if (!isJson(values)) continue;
-      delete values['cpu'];
-      delete values['memory'];
-      if (Object.keys(values).length === 0) delete resources[group];
-    }
-    if (Object.keys(resources).length === 0) delete container['resources'];
-  }
-  return copy;
-}
+/** Everything but the CPU/memory kerf may change: plain init containers are compared whole. */
+const everythingButCpuMemory = (o: Json): Json => withoutCpuMemory(o, (copy) => (isJson(copy) ? containers(copy) : []));
 
 const sameQuantity = (a: string | undefined, b: string | null | undefined): boolean =>
   a === undefined || b === undefined || b === null ? a === (b ?? undefined) : parseQuantity(a).compare(parseQuantity(b)) === 0;
@@ -204,7 +190,7 @@ async function runScenario(copy: string, rendered: ReadonlyMap<string, RenderedR
       if (after.objects.length !== before.objects.length) figures.wrongDetails.push(`${root}: ${before.objects.length} objects before, ${after.objects.length} after`);
       for (const old of before.objects) {
         const next = afterByIdentity.get(identity(old));
-        if (next === undefined || !isDeepStrictEqual(withoutCpuMemory(old), withoutCpuMemory(next))) {
+        if (next === undefined || !isDeepStrictEqual(everythingButCpuMemory(old), everythingButCpuMemory(next))) {
           figures.wrong++;
           figures.wrongDetails.push(`${root}: ${identity(old)} changed beyond CPU/memory`);
           continue;
@@ -303,7 +289,7 @@ async function runPlainScenario(copy: string, graph: ReturnType<typeof buildKust
     before.forEach((old, document) => {
       const next = after[document];
       if (isDeepStrictEqual(old, next)) return;
-      if (!isJson(old) || !isJson(next) || !isDeepStrictEqual(withoutCpuMemory(old), withoutCpuMemory(next))) {
+      if (!isJson(old) || !isJson(next) || !isDeepStrictEqual(everythingButCpuMemory(old), everythingButCpuMemory(next))) {
         figures.wrong++;
         figures.wrongDetails.push(`${edit.path} document ${document} changed beyond CPU/memory`);
         return;

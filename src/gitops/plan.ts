@@ -1,6 +1,4 @@
 // The plan: every recommendation → one decision, with the errors met on the way.
-import { placeChanges } from './edits.js';
-import { nearestTargets } from '../manifests/targeting.js';
 import type {
   Decision,
   KerfConfig,
@@ -11,9 +9,11 @@ import type {
 import { WORKLOAD_KINDS } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
+import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { compiledWindows } from '../rules/window-state.js';
+import { placeChanges } from './edits.js';
 
 export interface Plan {
   now: string;

@@ -7,7 +7,7 @@ import { renderPlanTable } from './gitops/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command.js';
 import { diagnose, renderFindings } from './gitops/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
-import { planEdits } from './gitops/edits.js';
+import { isEditRefusal, planEdits } from './gitops/edits.js';
 import { writeFilesAtomic } from './manifests/atomic-write.js';
 import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
@@ -187,7 +187,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
             ? `${JSON.stringify(result, null, 2)}\n`
             : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
         );
-        return errors.length > 0 ? 1 : 0;
+        // A refusal counts whether `plan` already made it or the write did.
+        return result.errors.some(isEditRefusal) ? 1 : 0;
       }
       case 'doctor': {
         const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });

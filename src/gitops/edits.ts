@@ -4,7 +4,8 @@ import type { Change, Decision, PlanError, ResourceName, Workload } from '../mod
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { editResources, EditError, type ResourceEdit } from '../manifests/edit-resources.js';
-import { KustomizeError } from '../manifests/kustomize-error.js';
+import type { EditErrorCode } from '../manifests/edit-error.js';
+import { KustomizeError, type KustomizeErrorCode } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
 import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
 import type { EditDecision } from '../manifests/kustomize-resolve.js';
@@ -21,6 +22,13 @@ export interface EditPlan {
   /** The decisions whose changes all landed in `edits`. */
   applied: Decision[];
   errors: PlanError[];
+}
+
+/** Problem codes of edits kerf refused (by `plan` as by `write`): `write` exits 1 when there is one. */
+const REFUSAL_CODES = new Set<string>(['UnplaceableContainer', 'UnsupportedSource', 'KUSTOMIZE_NOT_A_MAPPING', 'KUSTOMIZE_BAD_PATCH_FILE', 'InvalidYaml', 'DocumentMismatch', 'ContainerNotFound', 'SharedAnchor', 'RequestAboveLimit', 'UnsupportedNode', 'InvalidQuantity', 'VerifyFailed'] satisfies (EditErrorCode | KustomizeErrorCode | 'UnplaceableContainer' | 'UnsupportedSource')[]);
+
+export function isEditRefusal(error: PlanError): boolean {
+  return error.code !== undefined && REFUSAL_CODES.has(error.code);
 }
 
 /** A change kerf cannot write where kustomize takes the value from (e.g. a JSON 6902 patch of the root). */
@@ -80,7 +88,7 @@ function refusalOf(graph: KustomizeGraph, workload: Workload, change: Change): s
  * container's changes go, so its requests and limits never land half-changed). `plan` and `write`
  * both use it, so what `plan` proposes `write` can place.
  */
-export function placeChanges(index: RepoIndex, workload: Workload, changes: readonly Change[]): { placed: Change[]; refused: ContainerRefusal[] } {
+function placeChanges(index: RepoIndex, workload: Workload, changes: readonly Change[]): { placed: Change[]; refused: ContainerRefusal[] } {
   const graph = index.kustomize;
   if (graph === undefined || workload.source.root === undefined) return { placed: [...changes], refused: [] };
   const refused = new Map<string, string>();
@@ -147,22 +155,31 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
     for (const { container, message } of refused) {
       errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
     }
-    if (placed.length === 0) continue;
-    const decision = placed.length === proposed.changes.length ? proposed : { ...proposed, changes: placed };
-    const work = new Workspace((path) => texts.get(path) ?? index.files.get(path)?.text);
-    try {
-      if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
-      else editDocument(work, workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
-      for (const [path, text] of work.entries()) texts.set(path, text);
-      applied.push(decision);
-    } catch (error) {
-      if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
-      errors.push({
-        file: error instanceof EditError ? error.file : workload.source.file,
-        object: workloadKey(decision.target),
-        ...(error instanceof EditError && error.field !== undefined && { field: error.field }),
-        message: error.message,
-      });
+    // A container whose edit is refused is left out and the rest tried again: one bad container
+    // never costs the recommendation's others.
+    let changes = placed;
+    while (changes.length > 0) {
+      const decision = changes.length === proposed.changes.length ? proposed : { ...proposed, changes };
+      const work = new Workspace((path) => texts.get(path) ?? index.files.get(path)?.text);
+      try {
+        if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
+        else editDocument(work, workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
+        for (const [path, text] of work.entries()) texts.set(path, text);
+        applied.push(decision);
+        break;
+      } catch (error) {
+        if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
+        errors.push({
+          code: error.code,
+          file: error instanceof EditError ? error.file : workload.source.file,
+          object: workloadKey(decision.target),
+          ...(error instanceof EditError && error.field !== undefined && { field: error.field }),
+          message: error.message,
+        });
+        const container = error instanceof EditError ? error.container : undefined;
+        const rest = container === undefined ? [] : changes.filter((change) => change.container !== container);
+        changes = rest.length < changes.length ? rest : [];
+      }
     }
   }
   const edits = [...texts]

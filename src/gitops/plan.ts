@@ -13,7 +13,7 @@ import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { compiledWindows } from '../rules/window-state.js';
-import { placeChanges } from './edits.js';
+import { planEdits } from './edits.js';
 
 export interface Plan {
   now: string;
@@ -126,12 +126,15 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
         decisions.push(decision);
         continue;
       }
-      // What cannot be written where kustomize takes it from is refused here, by container, so `write` agrees.
-      const { placed, refused } = placeChanges(index, workload, decision.changes);
-      for (const { container, message } of refused) {
-        errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${key} container ${container}`, message });
+      if (decision.changes.length === 0) {
+        decisions.push(decision);
+        continue;
       }
-      if (placed.length > 0 || decision.changes.length === 0) decisions.push({ ...decision, changes: placed });
+      // The edit is made here too (and thrown away), so what `plan` proposes `write` can place, and
+      // what it cannot is refused here, by container, with the same words.
+      const dryRun = planEdits(index, [decision]);
+      errors.push(...dryRun.errors);
+      decisions.push(...dryRun.applied);
     } catch (error) {
       errors.push({ file: workload.source.file, object: key, message: (error as Error).message });
     }

@@ -164,6 +164,16 @@ describe.skipIf(!hasKubectl)('issue #10 reproductions (judged by kubectl kustomi
     }
   });
 
+  it('one container whose edit is refused is refused by name; the recommendation\'s other container is written, and plan says so first', async () => {
+    setUp('two-containers', [{ namespace: 'shop', kind: 'Deployment', name: 'api', containers: [{ name: 'app', requests: { cpu: '60m' } }, { name: 'proxy', requests: { cpu: '50m' } }] }]);
+    const { plan, errors, edits } = await write();
+    expect(errors).toEqual([]);
+    expect(plan.errors).toEqual([expect.objectContaining({ code: 'RequestAboveLimit', message: expect.stringContaining('container "proxy"') })]);
+    expect(plan.decisions).toEqual([expect.objectContaining({ action: 'pull-request', changes: [expect.objectContaining({ container: 'app', to: '60m' })] })]);
+    expect(edits.map((e) => e.path)).toEqual(['app.yaml']);
+    expect(read('app.yaml')).toMatch(/requests: \{cpu: 60m\}[\s\S]*requests: \{cpu: 10m\}\n\s+limits: \{cpu: 20m\}/);
+  });
+
   it('the same workload in several plain files is an error naming them all, unless `paths` selects one', async () => {
     const target: Target = { namespace: 'default', kind: 'Deployment', name: 'productpage-v1', containers: [{ name: 'productpage', requests: { cpu: '50m' } }] };
     setUp('plain-duplicates', [target]);

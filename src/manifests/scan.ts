@@ -88,13 +88,10 @@ async function listYamlFiles(root: string, dir: string, out: string[]): Promise<
   }
 }
 
-/** Reads and parses the repo's YAML files (each once); `paths` narrows the walk. */
-export async function readRepoFiles(
-  root: string,
-  paths: readonly string[] = [],
-): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
+/** Reads and parses the repo's YAML files (each once); `paths` selects among them later (see targeting.ts). */
+export async function readRepoFiles(root: string): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
   const names: string[] = [];
-  for (const start of paths.length > 0 ? paths : ['.']) await listYamlFiles(root, join(root, start), names);
+  await listYamlFiles(root, root, names);
   names.sort();
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];

@@ -148,6 +148,10 @@ export function repoView(files: ReadonlyMap<string, ScannedFile>, graph: Kustomi
     namespaces.set(normalizeDir(path), { namespace, force: false, from: `.kerf/config.yaml namespaces.${path}` });
   }
   const paths = config.paths.map(normalizeDir);
+  for (const path of paths) {
+    if ([...files.keys()].some((file) => under(file, path))) continue;
+    errors.push({ code: 'UnknownPath', file: '.kerf/config.yaml', field: 'paths', message: `.kerf/config.yaml: paths entry ${path} holds no manifest kerf reads` });
+  }
   const allRoots = graph?.roots ?? [];
   let roots = paths.length === 0 ? [...allRoots] : allRoots.filter((root) => paths.some((path) => under(root, path)));
   if ((config.roots ?? []).length > 0) {

@@ -124,6 +124,11 @@ describe('targets', () => {
     expect(base.errors).toEqual([expect.objectContaining({ code: 'UnknownRoot', message: expect.stringContaining('apps/podinfo/base is included by apps/podinfo/overlays/prod') })]);
   });
 
+  it('a `paths` entry that holds no manifest is an error naming it', async () => {
+    const index = await scanRepo(await repoWith(GITOPS_REPO), { ...CONFIG_DEFAULTS, paths: ['apps/guestbok'] });
+    expect(index.errors).toEqual([expect.objectContaining({ code: 'UnknownPath', message: expect.stringContaining('paths entry apps/guestbok holds no manifest') })]);
+  });
+
   it('a remote resource is reported by name, not followed', async () => {
     const index = await scanRepo(await repoWith({ 'kustomization.yaml': 'resources:\n  - https://github.com/example/base?ref=v1\n  - app.yaml\n', 'app.yaml': deployment('app') }), CONFIG_DEFAULTS);
     expect(index.errors).toEqual([expect.objectContaining({ code: 'RemoteResource', message: expect.stringContaining('https://github.com/example/base?ref=v1 is remote') })]);

@@ -20,15 +20,17 @@ export interface Annotation {
   /** Relative to the repo of manifests. */
   file?: string;
   line?: number;
+  column?: number;
 }
 
 export function planErrorAnnotations(errors: readonly PlanError[]): Annotation[] {
   return errors.map((error) => ({
-    level: 'error',
-    title: unreachableCluster(error) ? 'kerf: cannot read the cluster' : 'kerf: invalid manifest or policy',
+    level: error.severity ?? 'error',
+    title: unreachableCluster(error) ? 'kerf: cannot read the cluster' : `kerf: ${error.code ?? 'invalid manifest or policy'}`,
     message: error.message,
     ...(error.file !== undefined && { file: error.file }),
     ...(error.line !== undefined && { line: error.line }),
+    ...(error.column !== undefined && { column: error.column }),
   }));
 }
 
@@ -77,6 +79,7 @@ export function annotator(repo: string, secrets: readonly string[]): (annotation
         title: annotation.title,
         ...(file !== undefined && { file }),
         ...(annotation.line !== undefined && { startLine: annotation.line }),
+        ...(annotation.column !== undefined && { startColumn: annotation.column }),
       });
     }
   };

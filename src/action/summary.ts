@@ -154,5 +154,7 @@ export function renderSummary({ result, heldBack, findings, status }: SummaryInp
     ...result.errors.map((e) => `- ${e.branch ? `\`${e.branch}\` ` : ''}${e.code}: ${e.message}`),
   ];
   if (errors.length > 0) out.push('', `### Errors (${errors.length})`, '', ...errors);
+  const skipped = result.plan.skipped ?? [];
+  if (skipped.length > 0) out.push('', `### Skipped VPA recommendations (${skipped.length})`, '', ...skipped.map((skip) => `- \`${skip.reason}\` ${skip.message}`));
   return `${out.join('\n')}\n`;
 }

@@ -20,6 +20,13 @@ export interface OpenPullRequest {
   createdAt: string;
 }
 
+export interface ClosedPullRequest {
+  number: number;
+  url: string;
+  body: string;
+  merged: boolean;
+}
+
 export interface GitHubPort {
   /** `owner/repo` */
   readonly repository: string;
@@ -32,13 +39,12 @@ export interface GitHubPort {
   updatePull(number: number, input: { title?: string; body?: string; state?: 'closed' }): Promise<void>;
   addLabels(number: number, labels: readonly string[]): Promise<void>;
   requestReviewers(number: number, input: { reviewers: readonly string[]; teamReviewers: readonly string[] }): Promise<void>;
-  /** Bodies of the PR's conversation comments. */
-  listComments(number: number): Promise<string[]>;
+  /** Closed PRs of `branch` into `base`, newest first: a person's close is a decision kerf reads back. */
+  listClosedPulls(branch: string, base: string): Promise<ClosedPullRequest[]>;
   comment(number: number, body: string): Promise<void>;
   /** The latest `kerf/window` status of a commit, or null when it has none. */
   getWindowStatus(sha: string): Promise<WindowStatus | null>;
   setWindowStatus(sha: string, status: WindowStatus): Promise<void>;
-  deleteBranch(branch: string): Promise<void>;
   /**
    * Whether `branch` (default: the repository's default branch) requires the `kerf/window` status,
    * by a ruleset or else by classic protection; `unknown`, with why, when GitHub will not tell.
@@ -119,12 +125,10 @@ const PERMISSIONS = {
   'update a pull request': 'pull-requests: write',
   'label a pull request': 'pull-requests: write',
   'request reviewers': 'pull-requests: write',
-  'read comments': 'pull-requests: read',
   'read a pull request': 'pull-requests: read',
   'comment': 'pull-requests: write',
   'read commit statuses': 'statuses: read',
   'set a commit status': 'statuses: write',
-  'delete a branch': 'contents: write',
   'read the repository': 'metadata: read',
   'read branch rules': 'metadata: read',
   'read branch protection': 'administration: read',
@@ -305,9 +309,11 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
       call('request reviewers', async () => {
         await octokit.rest.pulls.requestReviewers({ owner, repo, pull_number: number, reviewers: [...reviewers], team_reviewers: [...teamReviewers] });
       }),
-    listComments: (number) =>
-      call('read comments', async () =>
-        (await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: number, per_page: 100 })).map((c) => c.body ?? ''),
+    listClosedPulls: (branch, base) =>
+      call('list pull requests', async () =>
+        (await octokit.paginate(octokit.rest.pulls.list, { owner, repo, state: 'closed', head: `${owner}:${branch}`, base, per_page: 100 }))
+          .filter(ours)
+          .map((pr) => ({ number: pr.number, url: pr.html_url, body: pr.body ?? '', merged: pr.merged_at !== null })),
       ),
     comment: (number, body) =>
       call('comment', async () => {
@@ -323,10 +329,6 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
     setWindowStatus: (sha, status) =>
       call('set a commit status', async () => {
         await octokit.rest.repos.createCommitStatus({ owner, repo, sha, context: WINDOW_STATUS_CONTEXT, state: status.state, description: status.description });
-      }),
-    deleteBranch: (branch) =>
-      call('delete a branch', async () => {
-        await octokit.rest.git.deleteRef({ owner, repo, ref: `heads/${branch}` });
       }),
     windowProtection: async (branch) => {
       let name = branch;

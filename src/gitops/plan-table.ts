@@ -1,4 +1,5 @@
 // The plan as a table for people: one row per decision, then the errors.
+import { skipLines } from '../import/resources.js';
 import type { Change, Decision } from '../model/types.js';
 import type { Plan } from './plan.js';
 
@@ -38,8 +39,11 @@ export function renderPlanTable(plan: Plan): string {
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   const out = [`Plan at ${plan.now}`, '', line(header), ...rows.map(line)];
   if (rows.length === 0) out.push('(no recommendations)');
-  if (plan.errors.length > 0) {
-    out.push('', `Errors (${plan.errors.length}):`, ...plan.errors.map((error) => `  - ${error.message}`));
-  }
+  const errors = plan.errors.filter((error) => error.severity !== 'warning');
+  const warnings = plan.errors.filter((error) => error.severity === 'warning');
+  const listed = (error: Plan['errors'][number]) => `  - ${error.code ? `[${error.code}] ` : ''}${error.message}`;
+  if (errors.length > 0) out.push('', `Errors (${errors.length}):`, ...errors.map(listed));
+  if (warnings.length > 0) out.push('', `Warnings (${warnings.length}):`, ...warnings.map(listed));
+  out.push(...skipLines('Skipped VPA recommendations', plan.skipped ?? []));
   return `${out.join('\n')}\n`;
 }

@@ -1,9 +1,9 @@
 // The plan: every recommendation → one decision, with the errors met on the way.
+import type { Skip } from '../import/resources.js';
 import type {
   Decision,
   KerfConfig,
   PlanError,
-  RightsizingPolicy,
   RightsizingRecommendation,
 } from '../model/types.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
@@ -12,13 +12,19 @@ import { workloadKey } from '../manifests/scan.js';
 import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
-import { compiledWindows } from '../rules/window-state.js';
 import { planEdits } from './edits.js';
+
+/** Whether a run met an error (warnings do not count): exit 1, a red step. */
+export function hasErrors(errors: readonly PlanError[]): boolean {
+  return errors.some((error) => error.severity !== 'warning');
+}
 
 export interface Plan {
   now: string;
   decisions: Decision[];
   errors: PlanError[];
+  /** With `--recommendations vpa`: what the VPAs said that was not turned into a recommendation, and why. */
+  skipped?: Skip[];
 }
 
 export interface PlanInput {
@@ -38,32 +44,6 @@ function groupByNamespace<T>(items: readonly T[], namespaceOf: (item: T) => stri
   return groups;
 }
 
-/** Invalid windows are reported once per list, naming the policy (or the config) and the index. */
-function windowErrors(policies: readonly RightsizingPolicy[], config: KerfConfig, configFile: string | undefined): PlanError[] {
-  const errors: PlanError[] = [];
-  const report = (owner: string, file: string | undefined, line: number | undefined, field: string, kind: 'maintenance' | 'freeze', specs: RightsizingPolicy['apply']['freezeWindows']) => {
-    for (const error of compiledWindows(specs, kind).errors) {
-      const path = `${field}[${error.index}]${error.field === undefined ? '' : `.${error.field}`}`;
-      // The rule's message starts with its own list name; the policy's field path replaces it.
-      const detail = error.message.slice(error.message.indexOf(': ') + 2);
-      errors.push({
-        ...(file !== undefined && { file }),
-        ...(line !== undefined && { line }),
-        object: owner,
-        field: path,
-        message: `${file ? `${file}: ` : ''}${owner}: ${path}: ${detail}`,
-      });
-    }
-  };
-  for (const policy of policies) {
-    const owner = `RightsizingPolicy ${policy.namespace}/${policy.name}`;
-    report(owner, policy.source?.file, policy.source?.line, 'spec.apply.maintenanceWindows', 'maintenance', policy.apply.maintenanceWindows);
-    report(owner, policy.source?.file, policy.source?.line, 'spec.apply.freezeWindows', 'freeze', policy.apply.freezeWindows);
-  }
-  report('config', configFile, undefined, 'freeze.windows', 'freeze', config.freeze.windows);
-  return errors;
-}
-
 function byTarget(a: Decision, b: Decision): number {
   return (
     a.target.namespace.localeCompare(b.target.namespace) ||
@@ -72,9 +52,10 @@ function byTarget(a: Decision, b: Decision): number {
   );
 }
 
-export function makePlan(input: PlanInput, configFile?: string): Plan {
+export function makePlan(input: PlanInput): Plan {
   const { index, recommendations, config, fleetPaused, now } = input;
-  const errors: PlanError[] = [...index.errors, ...windowErrors(index.policies, config, configFile)];
+  // Window problems come with the objects' own (validation reports them, at the field's line).
+  const errors: PlanError[] = [...index.errors];
   const policiesByNamespace = groupByNamespace(index.policies, (policy) => policy.namespace);
   const pdbsByNamespace = groupByNamespace(index.pdbs, (pdb) => pdb.ref.namespace);
   const hpasByNamespace = groupByNamespace(index.hpas, (hpa) => hpa.ref.namespace);
@@ -82,8 +63,9 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
 
   for (const recommendation of recommendations) {
     const where = `${recommendation.source?.file ? `${recommendation.source.file}: ` : ''}RightsizingRecommendation ${recommendation.namespace}/${recommendation.name}`;
-    const fail = (field: string, message: string) =>
+    const fail = (code: string, field: string, message: string) =>
       errors.push({
+        code,
         ...(recommendation.source?.file !== undefined && { file: recommendation.source.file }),
         ...(recommendation.source?.line !== undefined && { line: recommendation.source.line }),
         object: `RightsizingRecommendation ${recommendation.namespace}/${recommendation.name}`,
@@ -92,21 +74,26 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
       });
     const { kind, name } = recommendation.targetRef;
     if (!(WORKLOAD_KINDS as readonly string[]).includes(kind)) {
-      fail('spec.targetRef.kind', `unsupported target kind ${JSON.stringify(kind)}; kerf-gitops rightsizes ${WORKLOAD_KINDS.join(', ')}`);
+      fail('UnsupportedTargetKind', 'spec.targetRef.kind', `unsupported target kind ${JSON.stringify(kind)}; kerf-gitops rightsizes ${WORKLOAD_KINDS.join(', ')}`);
       continue;
     }
     const key = workloadKey({ namespace: recommendation.namespace, kind, name });
     const workload = index.workloads.get(key);
     if (!workload) {
+      const unreadable = index.unreadable?.get(key);
       const conflict = index.conflicts.get(key);
-      const near = nearestTargets(key, [...index.workloads.keys(), ...index.conflicts.keys()]);
-      fail('spec.targetRef', conflict ?? `target ${key} is not in the repo${near.length > 0 ? `; nearest: ${near.join(', ')}` : ''}`);
+      if (unreadable) fail('UnparsableObject', 'spec.targetRef', `target ${key} is in ${unreadable.file}, which does not parse (${unreadable.message}); nothing is planned for it`);
+      else if (conflict) fail(conflict.code, 'spec.targetRef', conflict.message);
+      else {
+        const near = nearestTargets(key, [...index.workloads.keys(), ...index.conflicts.keys()]);
+        fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo${near.length > 0 ? `; nearest: ${near.join(', ')}` : ''}`);
+      }
       continue;
     }
     const match = selectPolicy(workload, policiesByNamespace.get(workload.ref.namespace) ?? []);
     if (match.kind === 'ambiguous') {
       const [a, b] = match.policies;
-      fail('spec.targetRef', `${key} is covered by two equally specific policies, ${a.name} (${a.source?.file ?? '?'}) and ${b.name} (${b.source?.file ?? '?'}); it is left alone until one of them is narrowed`);
+      fail('AmbiguousPolicy', 'spec.targetRef', `${key} is covered by two equally specific policies, ${a.name} (${a.source?.file ?? '?'}) and ${b.name} (${b.source?.file ?? '?'}); it is left alone until one of them is narrowed`);
     }
     const facts: DecisionFacts = {
       fleetPaused,

@@ -6,16 +6,21 @@ import { parseQuantity, percentChange } from '../rules/quantity.js';
 import { describeChanges } from './plan-table.js';
 import { targetName, type PrGroup } from './groups.js';
 import { compileTemplate } from './template.js';
+import { embeddedTemplate } from '../embedded-templates.js';
 import { formatWindowTime, type WindowStatus } from './window-status.js';
+import { code, codeCell, literalCell } from './markdown.js';
 
 /** Where the body template lives; `lib/gitops/` and `src/gitops/` both sit two levels below the package. */
 export const DEFAULT_BODY_TEMPLATE = new URL('../../templates/pr/body.md', import.meta.url);
 
 export type RenderBody = (view: BodyView) => string;
 
-export async function loadBodyTemplate(path: URL | string = DEFAULT_BODY_TEMPLATE): Promise<RenderBody> {
-  const text = await readFile(path, 'utf8');
-  return compileTemplate(text, String(path));
+export async function loadBodyTemplate(path?: URL | string): Promise<RenderBody> {
+  const embedded = path === undefined ? embeddedTemplate('pr/body.md') : undefined;
+  if (embedded !== undefined) return compileTemplate(embedded, 'templates/pr/body.md');
+  const source = path ?? DEFAULT_BODY_TEMPLATE;
+  const text = await readFile(source, 'utf8');
+  return compileTemplate(text, String(source));
 }
 
 /** What kerf reads back from an open PR. */
@@ -28,6 +33,10 @@ export interface PullRequestMeta {
    */
   head?: string;
   window?: WindowStatus;
+  /** kerf said on the PR that it stopped updating it (said once; a body kerf renders again drops it). */
+  stopped?: true;
+  /** kerf closed the PR itself; a closed PR without it was closed by a person, a decision kerf keeps. */
+  closedBy?: 'kerf';
 }
 
 const STATES: readonly unknown[] = ['success', 'pending', 'failure'];
@@ -61,6 +70,8 @@ export function readMeta(body: string | null | undefined): PullRequestMeta | nul
       targets: value.targets,
       ...(typeof value.head === 'string' && { head: value.head }),
       ...(isWindowStatus(value.window) && { window: { state: value.window.state, description: value.window.description } }),
+      ...(value.stopped === true && { stopped: true as const }),
+      ...(value.closedBy === 'kerf' && { closedBy: 'kerf' as const }),
     };
   } catch {
     return null;
@@ -105,6 +116,7 @@ function strategyWhy(decision: Decision): string | null {
   return null;
 }
 
+/** Every value from Git or the cluster comes Markdown-ready, escaped for where the template puts it (`markdown.ts`). */
 export interface BodyView {
   subject: string;
   changes: { workload: string; container: string; field: string; from: string; to: string; percent: string }[];
@@ -120,19 +132,19 @@ export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequest
   const [only] = group.proposed;
   const nextWindows = group.proposed.map((d) => d.nextWindow).filter((w): w is string => w !== null).sort();
   return {
-    subject: only && group.proposed.length === 1 ? `\`${targetName(only.target)}\`` : `${group.proposed.length} workloads`,
+    subject: only && group.proposed.length === 1 ? code(targetName(only.target)) : `${group.proposed.length} workloads`,
     changes: group.proposed.flatMap((decision) =>
       decision.changes.map((change) => ({
-        workload: targetName(decision.target),
-        container: change.container,
-        field: change.field,
-        from: change.from ?? '(none)',
-        to: change.to ?? '(removed)',
+        workload: codeCell(targetName(decision.target)),
+        container: codeCell(change.container),
+        field: codeCell(change.field),
+        from: literalCell(change.from ?? '(none)'),
+        to: literalCell(change.to ?? '(removed)'),
         percent: formatPercent(change),
       })),
     ),
     strategies: group.proposed.map((decision) => ({
-      workload: targetName(decision.target),
+      workload: code(targetName(decision.target)),
       strategy: decision.strategy ?? '-',
       configured: decision.configuredStrategy !== decision.strategy ? decision.configuredStrategy : null,
       why: strategyWhy(decision),
@@ -140,8 +152,8 @@ export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequest
     status,
     nextWindow: nextWindows[0] ? formatWindowTime(nextWindows[0]) : null,
     heldBack: group.heldBack.map((decision) => ({
-      workload: targetName(decision.target),
-      changes: describeChanges(decision.changes),
+      workload: codeCell(targetName(decision.target)),
+      changes: literalCell(describeChanges(decision.changes)),
       reason: heldBackReason(decision),
     })),
     meta: metaMarker(meta),

@@ -1,4 +1,5 @@
 // The reconcile summary for people: one row per PR group, then (dry run) what would be written.
+import { skipLines } from '../import/resources.js';
 import type { ReconcileResult } from './reconcile.js';
 
 export function renderReconcileTable(result: ReconcileResult): string {
@@ -25,5 +26,6 @@ export function renderReconcileTable(result: ReconcileResult): string {
   }
   const problems = [...result.plan.errors.map((e) => e.message), ...result.errors.map((e) => `${e.branch ? `${e.branch}: ` : ''}${e.message}`)];
   if (problems.length > 0) out.push('', `Errors (${problems.length}):`, ...problems.map((message) => `  - ${message}`));
+  out.push(...skipLines('Skipped VPA recommendations', result.plan.skipped ?? []));
   return `${out.join('\n')}\n`;
 }

@@ -8,10 +8,11 @@ import { pauseOrFreeze } from '../rules/decide.js';
 import { planEdits } from './edits.js';
 import type { Plan } from './plan.js';
 import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
-import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type Worktree } from './git.js';
+import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type PushResult, type Worktree } from './git.js';
 import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
-import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
-import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
+import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, splitToFit, targetName, type PrGroup } from './groups.js';
+import { boundBody, code, GITHUB_BODY_LIMIT } from './markdown.js';
+import { bodyView, loadBodyTemplate, metaMarker, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
 
@@ -85,7 +86,6 @@ export interface ReconcileResult {
 
 /** Labels a human puts on a kerf PR to take it over. */
 export const STOP_LABEL = 'kerf/stop-updating';
-const STOP_MARKER = '<!-- kerf:stopped -->';
 
 export type ReconcileFailureCode = 'MissingPorts' | 'EditRefused' | 'PushRejected' | 'NoBranch';
 
@@ -156,12 +156,32 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   return options.dryRun ? dryRun(options, renderBody) : new Reconciler(options, ports, renderBody).run();
 }
 
-/** Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with the status. */
+/**
+ * Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with
+ * the status. The body is bounded to GitHub's limit as the last step; what did not fit is in `rest`.
+ */
 function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null) {
   const status = groupWindowStatus(group.proposed.length > 0 ? group.proposed : group.heldBack);
   const changeSet = changeSetHash(group.proposed);
-  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) }));
-  return { title: pullRequestTitle(group), body, status, changeSet };
+  const meta: PullRequestMeta = { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) };
+  const marker = metaMarker(meta);
+  let rendered = renderBody(bodyView(group, status, meta));
+  if (group.part) {
+    const note = `> GitHub limits a description to ${GITHUB_BODY_LIMIT.toLocaleString('en-US')} characters, so this change is split over ${group.part.count} pull requests; this is part ${group.part.index}.\n\n`;
+    const at = rendered.lastIndexOf(marker);
+    rendered = at < 0 ? `${note}${rendered}` : rendered.slice(0, at) + note + rendered.slice(at);
+  }
+  const { body, rest } = boundBody(rendered, marker);
+  return { title: pullRequestTitle(group), body, rest, status, changeSet };
+}
+
+/** A head for measuring bodies before the real one is known (the metadata holds one). */
+const SOME_HEAD = '0'.repeat(40);
+
+/** The run's PR groups, a group whose body would not fit GitHub's limit split into parts that do. */
+function fittedGroups(decisions: readonly Decision[], config: KerfConfig, renderBody: RenderBody): PrGroup[] {
+  const fits = (group: PrGroup) => renderGroup(group, renderBody, SOME_HEAD).rest.length === 0;
+  return groupDecisions(decisions, config).flatMap((group) => splitToFit(group, fits));
 }
 
 function sameStatus(a: WindowStatus | null | undefined, b: WindowStatus): boolean {
@@ -182,7 +202,7 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
   const budget = new PullRequestBudget(config.prHourlyLimit, config.prConcurrentLimit, config);
   const pullRequests: PullRequestOutcome[] = [];
   const errors: ReconcileError[] = [];
-  for (const group of groupDecisions(run.plan.decisions, config)) {
+  for (const group of fittedGroups(run.plan.decisions, config, renderBody)) {
     const targets = targetsOf(group);
     if (group.proposed.length === 0) {
       pullRequests.push({ branch: group.branch, number: null, url: null, action: 'held', reason: heldReasons(group.heldBack), targets });
@@ -291,7 +311,7 @@ class Reconciler {
     const worktree = this.worktree as Worktree;
     const run = await runPlan({ ...this.options, repo: worktree.root });
     const config = withFlags(run.config, this.options);
-    const groups = new Map(groupDecisions(run.plan.decisions, config).map((group) => [group.branch, group]));
+    const groups = new Map(fittedGroups(run.plan.decisions, config, this.renderBody).map((group) => [group.branch, group]));
     return { branch, sha, run, config, groups };
   }
 
@@ -305,19 +325,40 @@ class Reconciler {
     if (head === null) return null;
     const commit = await this.git.commitInfo(head);
     if (!isKerfCommit(commit, this.author(base))) {
-      return `someone else pushed to the branch (commit ${commit.sha.slice(0, 12)} by ${commit.authorEmail} is not kerf's)`;
+      return `someone else pushed to the branch (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)`;
     }
     return null;
   }
 
-  /** Says once on the PR that kerf stopped updating it. */
-  private async noticeStopped(pr: OpenPullRequest, why: string): Promise<void> {
-    const comments = await this.github.listComments(pr.number);
-    if (comments.some((body) => body.includes(STOP_MARKER))) return;
-    await this.github.comment(
-      pr.number,
-      `${STOP_MARKER}\nkerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, close this pull request and delete the branch.`,
-    );
+  /**
+   * Says once on the PR that kerf stopped updating it, and records that in the metadata (with the
+   * status, when kerf still sets one: without, the change is no longer kerf's at all): a body kerf
+   * renders again (it took the branch back) drops the record, so a later take-over is said again.
+   */
+  private async noticeStopped(pr: OpenPullRequest, why: string, status?: WindowStatus): Promise<void> {
+    const meta = readMeta(pr.body);
+    if (meta?.stopped !== true) {
+      await this.github.comment(
+        pr.number,
+        status
+          ? `kerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, remove the label ${STOP_LABEL} and reset the branch to kerf's last commit, or delete the branch.`
+          : `kerf no longer updates this branch: ${why}. kerf no longer proposes this change either, so it left the branch and this pull request as they are, for you to merge or close.`,
+      );
+    }
+    if (status) await this.holdStatus(pr, status, { stopped: true });
+    else if (meta && !meta.stopped) await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, stopped: true }) });
+  }
+
+  /**
+   * Who moved a branch away from the head kerf expected: another kerf run (its own commit, with the
+   * change-set trailer), nobody left (deleted), or a person, with what they pushed.
+   */
+  private async movedBy(base: Base, branch: string, remoteSha: string | null): Promise<{ by: 'kerf' | 'deleted' } | { by: 'person'; why: string }> {
+    if (remoteSha === null) return { by: 'deleted' };
+    await this.git.fetch([branch], 2);
+    const commit = await this.git.commitInfo(remoteSha);
+    if (isKerfCommit(commit, this.author(base))) return { by: 'kerf' };
+    return { by: 'person', why: `someone else pushed to the branch while kerf was working on it (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)` };
   }
 
   /**
@@ -335,11 +376,11 @@ class Reconciler {
   }
 
   /** The status of a PR kerf does not rewrite (held, frozen, taken over), recorded in its metadata too. */
-  private async holdStatus(pr: OpenPullRequest, status: WindowStatus): Promise<void> {
+  private async holdStatus(pr: OpenPullRequest, status: WindowStatus, record: Pick<PullRequestMeta, 'stopped'> = {}): Promise<void> {
     await this.syncStatus(pr, pr.headSha, status, false);
     const meta = readMeta(pr.body);
-    if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status))) {
-      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, head: pr.headSha, window: status }) });
+    if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status) || (record.stopped && !meta.stopped))) {
+      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, ...record, head: pr.headSha, window: status }) });
     }
   }
 
@@ -368,10 +409,7 @@ class Reconciler {
 
     const stopped = await this.stopReason(base, existing, remoteHead);
     if (stopped) {
-      if (existing) {
-        await this.noticeStopped(existing, stopped);
-        await this.holdStatus(existing, groupWindowStatus(group.proposed));
-      }
+      if (existing) await this.noticeStopped(existing, stopped, groupWindowStatus(group.proposed));
       outcome('held', { reason: `kerf stopped updating ${branch}: ${stopped}` });
       return base;
     }
@@ -387,13 +425,27 @@ class Reconciler {
     const { edits, content, errors } = groupEdits(base.run, group);
     this.errors.push(...errors);
     if (content.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
+    const changeSet = changeSetHash(content.proposed);
+    if (!existing) {
+      const declined = await this.declinedBy(branch, base.branch, changeSet);
+      if (declined) {
+        outcome('held', { reason: `a person closed #${declined.number} with this same change without merging it; kerf proposes it again only when the change differs` });
+        return base;
+      }
+    }
     let head = remoteHead;
     let pushed = false;
-    if (await this.needsRebuild(base, remoteHead, changeSetHash(content.proposed))) {
+    if (await this.needsRebuild(base, remoteHead, changeSet)) {
       const result = await this.buildAndPush(base, content, edits, remoteHead);
       if (result.kind === 'lease-rejected') {
-        if (existing) await this.noticeStopped(existing, 'someone else moved the branch while kerf was updating it');
-        outcome('held', { reason: `kerf stopped updating ${branch}: someone else moved the branch (the push lease failed)` });
+        const moved = await this.movedBy(base, branch, result.remoteSha);
+        if (moved.by === 'person') {
+          if (existing) await this.noticeStopped(existing, moved.why, groupWindowStatus(content.proposed));
+          outcome('held', { reason: `kerf stopped updating ${branch}: ${moved.why} (the push lease failed)` });
+        } else {
+          // Another kerf run got there first (or deleted the branch): its result stands, nothing to tell anyone.
+          outcome('held', { reason: `${moved.by === 'kerf' ? 'another kerf run updated' : 'someone deleted'} ${branch} while this run was working on it; this run left it alone` });
+        }
         return base;
       }
       if (result.kind === 'rejected') {
@@ -414,6 +466,7 @@ class Reconciler {
       const { pr, created } = await this.open(base, branch, rendered.title, rendered.body);
       if (created) {
         budget.opened();
+        await this.postRest(pr.number, rendered.rest);
         if (base.config.labels.length > 0) await this.github.addLabels(pr.number, base.config.labels);
         if (base.config.reviewers.length > 0 || base.config.teamReviewers.length > 0) {
           await this.github.requestReviewers(pr.number, { reviewers: base.config.reviewers, teamReviewers: base.config.teamReviewers });
@@ -439,6 +492,7 @@ class Reconciler {
     await this.syncStatus(pr, head, rendered.status, pushed);
     if (pr.title !== rendered.title || pr.body !== rendered.body) {
       await this.github.updatePull(pr.number, { title: rendered.title, body: rendered.body });
+      if (pr.body !== rendered.body) await this.postRest(pr.number, rendered.rest);
       changed = true;
     }
     const missing = base.config.labels.filter((label) => !pr.labels.includes(label));
@@ -448,6 +502,11 @@ class Reconciler {
     }
     this.outcomes.push({ branch, number: pr.number, url: pr.url, action: changed ? 'updated' : 'unchanged', title: rendered.title, targets, status: rendered.status });
     return base;
+  }
+
+  /** What did not fit a body, as follow-up comments (a new body brings its own). */
+  private async postRest(number: number, rest: readonly string[]): Promise<void> {
+    for (const [i, piece] of rest.entries()) await this.github.comment(number, `The description, continued (${i + 1} of ${rest.length}):\n\n${piece}`);
   }
 
   /** Opens the PR; one that already exists for the branch (422) is found and taken instead. */
@@ -460,6 +519,18 @@ class Reconciler {
       if (!pr) throw error;
       return { pr, created: false };
     }
+  }
+
+  /** The PR a person closed without merging that carried `changeSet`, or null (kerf's own closes and closed take-overs do not count). */
+  private async declinedBy(branch: string, baseBranch: string, changeSet: string) {
+    const closed = await this.github.listClosedPulls(branch, baseBranch);
+    return (
+      closed.find((pr) => {
+        const meta = readMeta(pr.body);
+        // A PR a person had taken over and then closed is handed back (as kerf's notice tells them), no decision.
+        return !pr.merged && meta !== null && meta.closedBy !== 'kerf' && meta.stopped !== true && meta.changeSet === changeSet;
+      }) ?? null
+    );
   }
 
   /** A branch is rebuilt only when its change set differs or it no longer merges cleanly. */
@@ -512,9 +583,25 @@ class Reconciler {
       return;
     }
     const reason = this.closeReason(base, meta.targets);
-    await this.github.comment(pr.number, `kerf closes this pull request: ${reason}.`);
-    await this.github.updatePull(pr.number, { state: 'closed' });
-    if (head !== null) await this.github.deleteBranch(pr.branch);
+    const told = this.closeReason(base, meta.targets, code);
+    if (head !== null) {
+      // Deleted only while it is still the commit kerf saw: a commit pushed since is never dropped.
+      const deleted: PushResult = await this.git.deleteBranch(pr.branch, head);
+      if (deleted.kind === 'rejected') throw new ReconcileFailure('PushRejected', `git refused to delete ${pr.branch}: ${deleted.message}`);
+      if (deleted.kind === 'lease-rejected') {
+        const moved = await this.movedBy(base, pr.branch, deleted.remoteSha);
+        if (moved.by === 'person') {
+          await this.noticeStopped(pr, moved.why);
+          record('held', `no longer wanted, but ${moved.why}; left to its new owner`);
+        } else {
+          record('held', `no longer wanted, but ${moved.by === 'kerf' ? 'another kerf run updated' : 'someone deleted'} ${pr.branch} meanwhile; left alone`);
+        }
+        return;
+      }
+    }
+    // Marked as kerf's close, so it is not taken for a person's decision on a later run.
+    await this.github.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
+    await this.github.comment(pr.number, `kerf closes this pull request: ${told}.`);
     record('closed', reason);
   }
 
@@ -530,25 +617,25 @@ class Reconciler {
     return holds.find((hold) => hold === 'Paused') ?? holds.find((hold) => hold !== null) ?? null;
   }
 
-  /** Why the change is no longer wanted, per target (R2). */
-  private closeReason(base: Base, targets: readonly string[]): string {
+  /** Why the change is no longer wanted, per target (R2); `name` shows a target or branch (as code, in a comment). */
+  private closeReason(base: Base, targets: readonly string[], name: (value: string) => string = (value) => value): string {
     const decisions = new Map(base.run.plan.decisions.map((d) => [workloadKey(d.target), d]));
     const branchOf = (target: ObjectRef) => [...base.groups.values()].find((g) => g.proposed.some((d) => workloadKey(d.target) === workloadKey(target)))?.branch;
     return targets
       .map((target) => {
         const decision = decisions.get(target);
-        if (!decision) return `${target}: its recommendation is gone`;
-        if (decision.action === 'pull-request') return `${target}: now proposed on ${branchOf(decision.target) ?? 'another branch'}`;
-        if (decision.action === 'in-place') return `${target}: its change now goes in place, through the in-cluster helper (G2)`;
+        if (!decision) return `${name(target)}: its recommendation is gone`;
+        if (decision.action === 'pull-request') return `${name(target)}: now proposed on ${name(branchOf(decision.target) ?? 'another branch')}`;
+        if (decision.action === 'in-place') return `${name(target)}: its change now goes in place, through the in-cluster helper (G2)`;
         switch (decision.phase) {
           case 'UpToDate':
-            return `${target}: already at the recommended values`;
+            return `${name(target)}: already at the recommended values`;
           case 'Recommended':
-            return `${target}: its policy is now mode: recommend, so kerf releases its fields (R2)`;
+            return `${name(target)}: its policy is now mode: recommend, so kerf releases its fields (R2)`;
           case 'Unmanaged':
-            return `${target}: no policy covers it any more, so kerf releases its fields (R2)`;
+            return `${name(target)}: no policy covers it any more, so kerf releases its fields (R2)`;
           default:
-            return `${target}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
+            return `${name(target)}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
         }
       })
       .join('; ');

@@ -61,7 +61,10 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
   }
   const before = documentsJs(docs);
   for (const edit of edits) {
-    if (edit.to !== null) quantity(edit.to, { file, object, container: edit.container, field: edit.field });
+    if (edit.to === null) continue;
+    const subject = { file, object, container: edit.container, field: edit.field };
+    // A request or limit below zero is no resource amount; the API server would refuse the manifest.
+    if (quantity(edit.to, subject).compare(ZERO) < 0) throw new EditError('InvalidQuantity', subject, `${edit.to} is negative`);
   }
   const effective = checkEdits(before[target.document], edits, { file, object });
 
@@ -118,6 +121,8 @@ function checkEdits(document: unknown, edits: readonly ResourceEdit[], subject: 
   }
   return effective;
 }
+
+const ZERO = parseQuantity('0');
 
 function quantity(value: string, subject: EditErrorSubject): ReturnType<typeof parseQuantity> {
   try {

@@ -58,9 +58,9 @@ export function applyKustomizeValues(index: RepoIndex, graph: KustomizeGraph): v
  * rest (files kerf need not read, patches that match nothing) are expected in real trees.
  */
 const REPORTED_WARNINGS: Partial<Record<KustomizeWarningCode, string>> = {
-  'missing-file': 'KustomizeMissingFile',
-  cycle: 'KustomizeCycle',
-  'unparsed-patch': 'KustomizeUnparsedPatch',
+  'missing-file': 'KustomizeError',
+  cycle: 'KustomizationCycle',
+  'unparsed-patch': 'KustomizeError',
   'remote-resource': 'RemoteResource',
   'unsupported-transformer': 'UnsupportedTransformer',
 };

@@ -12,7 +12,9 @@ import type {
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
-import { API_GROUP, validatePolicy, validateRecommendation } from '../model/validate.js';
+import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
+import { didYouMean } from '../model/schema.js';
+import { documentLocator } from '../model/yaml-locate.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 
 export interface ScannedFile {
@@ -21,6 +23,8 @@ export interface ScannedFile {
   documents: unknown[];
   /** 1-based first line of each document. */
   lines: number[];
+  /** The parse error of each document that did not parse, by document index. */
+  broken?: Map<number, PlanError>;
 }
 
 export interface RepoIndex {
@@ -32,8 +36,13 @@ export interface RepoIndex {
   policies: RightsizingPolicy[];
   recommendations: RightsizingRecommendation[];
   errors: PlanError[];
-  /** Identities kerf will not target because several roots or files define them: the reason, naming them all. */
-  conflicts: Map<string, string>;
+  /**
+   * Identities kerf will not target: several roots or files define them (DuplicateWorkload), or a
+   * root renders them through a construct kerf does not model (UnsupportedTransformer); the reason names them all.
+   */
+  conflicts: Map<string, { code: 'DuplicateWorkload' | 'UnsupportedTransformer'; message: string }>;
+  /** Workloads that may be in a document that does not parse, with its error, by workload key. */
+  unreadable?: Map<string, PlanError>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
   kustomize?: KustomizeGraph;
 }
@@ -58,13 +67,18 @@ export interface RenderingView {
   asWritten(file: string): boolean;
   /** The namespace objects of a plain file get when they name none (Argo CD, Flux, `namespaces:`). */
   namespaceOf(file: string): { namespace: string; force: boolean } | undefined;
+  /** The namespaces a rendered file's objects get in this cluster's roots (undefined: none given); empty when none renders it. */
+  renderedNamespaces(file: string): (string | undefined)[];
   objects: readonly RenderedSource[];
 }
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
-/** Cheap screening: a file that names none of these kinds cannot matter to the plan. */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject)\b/;
+/**
+ * Cheap screening: a file that names none of these kinds, and not kerf's API group (a misspelt
+ * kind of kerf's must still be reported), cannot matter to the plan.
+ */
+const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject)\b|kerf\.getkerf\.dev/;
 
 /** A JSON 6902 patch file names no kind, yet can change a workload's identity or resources. */
 const JSON6902_PATCH = /^\s*-\s*\{?\s*["']?op["']?\s*:/m;
@@ -96,30 +110,75 @@ export async function readRepoFiles(root: string): Promise<{ files: Map<string, 
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];
   for (const name of names) {
-    const text = await readFile(join(root, name), 'utf8');
-    if (!isKustomizationFile(name) && !INTERESTING.test(text) && !JSON6902_PATCH.test(text)) continue;
+    const text = decodeUtf8(name, await readFile(join(root, name)), errors);
+    if (text === undefined || (!isKustomizationFile(name) && !INTERESTING.test(text) && !JSON6902_PATCH.test(text))) continue;
     files.set(name, parseFile(name, text, errors));
   }
   return { files, errors };
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The file's text; undefined (with an error naming the file) when it is not UTF-8, which YAML requires. */
+export function decodeUtf8(name: string, bytes: Uint8Array, errors: PlanError[]): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    const line = bytes.subarray(0, at).filter((byte) => byte === 0x0a).length + 1;
+    errors.push({ code: 'NotUtf8', file: name, line, message: `${name}:${line}: is not UTF-8 (byte 0x${(bytes[at] ?? 0).toString(16)} at offset ${at}); YAML files must be UTF-8, so nothing in it is read` });
+    return undefined;
+  }
+}
+
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let low = 0;
+  let high = bytes.length;
+  // Binary search for the shortest prefix that fails to decode (a cut inside a valid character does not count as invalid when streaming).
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    try {
+      decoder.decode(bytes.subarray(0, mid + 1), { stream: true });
+      low = mid + 1;
+    } catch {
+      high = mid;
+    }
+  }
+  return low;
 }
 
 export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile {
   const lineCounter = new LineCounter();
   const documents: unknown[] = [];
   const lines: number[] = [];
-  for (const doc of parseAllDocuments(text, { lineCounter, uniqueKeys: false })) {
+  const broken = new Map<number, PlanError>();
+  // Duplicate keys are errors, as kubectl refuses them: which of the two would count is anyone's guess.
+  for (const doc of parseAllDocuments(text, { lineCounter, uniqueKeys: true })) {
     const line = lineCounter.linePos(doc.range[0]).line;
     lines.push(line);
     const [error] = doc.errors;
     if (error) {
       const at = error.linePos?.[0];
-      errors.push({ file: name, line: at?.line ?? line, message: `${name}:${at?.line ?? line}: ${error.message.split('\n')[0]}` });
+      const code = error.code === 'DUPLICATE_KEY' ? 'DuplicateKey' : 'YamlSyntax';
+      const problem: PlanError = { code, file: name, line: at?.line ?? line, ...(at && { column: at.col }), message: `${name}:${at?.line ?? line}: ${error.message.split('\n')[0]}` };
+      errors.push(problem);
+      broken.set(documents.length, problem);
       documents.push(null);
       continue;
     }
-    documents.push(doc.toJS({ maxAliasCount: -1 }));
+    try {
+      // The parser's default alias budget: an alias bomb is one error for its file, not a run out of memory.
+      documents.push(doc.toJS());
+    } catch (error) {
+      if (!(error instanceof ReferenceError)) throw error;
+      const problem: PlanError = { code: 'AliasLimit', file: name, line, message: `${name}:${line}: ${error.message}; the document is not read` };
+      errors.push(problem);
+      broken.set(documents.length, problem);
+      documents.push(null);
+    }
   }
-  return { text, documents, lines };
+  return { text, documents, lines, ...(broken.size > 0 && { broken }) };
 }
 
 type Json = Record<string, unknown>;
@@ -159,8 +218,20 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     definitions.set(key, [...(definitions.get(key) ?? []), { ...definition, workload }]);
   };
   for (const [file, scanned] of files) {
-    if (isKustomizationFile(file) || !view.asWritten(file)) continue;
+    if (isKustomizationFile(file)) continue;
+    if (!view.asWritten(file)) {
+      // A document of a rendered file that does not parse: held in each namespace this cluster's roots give it.
+      for (const [document, problem] of scanned.broken ?? []) {
+        for (const namespace of view.renderedNamespaces(file)) holdUnparsable(index, scanned, document, problem, namespace === undefined ? undefined : { namespace, force: true });
+      }
+      continue;
+    }
     scanned.documents.forEach((doc, document) => {
+      const problem = scanned.broken?.get(document);
+      if (problem) {
+        holdUnparsable(index, scanned, document, problem, view.namespaceOf(file));
+        return;
+      }
       if (!isObject(doc) || typeof doc.kind !== 'string') return;
       const meta = isObject(doc.metadata) ? doc.metadata : {};
       const own = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
@@ -182,7 +253,7 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     workload.containers.push(...object.addedContainers.filter((added) => !workload.containers.some((c) => c.name === added.name)));
     if (object.unmodelled !== undefined) {
       const { ref } = workload;
-      index.conflicts.set(workloadKey(ref), `${ref.kind} ${ref.namespace}/${ref.name} is rendered by ${object.root}, where ${object.unmodelled}; kerf leaves it alone rather than guess`);
+      index.conflicts.set(workloadKey(ref), { code: 'UnsupportedTransformer', message: `${ref.kind} ${ref.namespace}/${ref.name} is rendered by ${object.root}, where ${object.unmodelled}; kerf leaves it alone rather than guess` });
       continue;
     }
     define(workload, { where: object.root, root: object.root, file: object.file, line });
@@ -204,16 +275,75 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     const message = sameRootTwice
         ? `${label} is defined twice in root ${roots[0]} (in ${listOfNames(files)}); kustomize refuses such a tree`
         : `${label} is ${by}; select this cluster's with \`roots\` or \`paths\` in .kerf/config.yaml`;
-    if (!index.conflicts.has(key)) index.conflicts.set(key, message);
+    if (!index.conflicts.has(key)) index.conflicts.set(key, { code: 'DuplicateWorkload', message });
     // Several roots rendering one identity is normal (a base for many clusters): an error only when targeted.
-    if (plain.length > 0 || sameRootTwice) index.errors.push({ code: 'DuplicateIdentity', file: first.file, line: first.line, object: key, message });
+    if (plain.length > 0 || sameRootTwice) index.errors.push({ code: 'DuplicateWorkload', file: first.file, line: first.line, object: key, message });
   }
   return index;
+}
+
+/** The text of one document, for a guess at what a document that does not parse holds. */
+function documentText(scanned: ScannedFile, document: number): string {
+  const starts = scanned.lines;
+  const all = scanned.text.split('\n');
+  return all.slice((starts[document] ?? 1) - 1, (starts[document + 1] ?? all.length + 1) - 1).join('\n');
+}
+
+/**
+ * A document that does not parse and may hold a policy (or kerf's group) holds every workload of
+ * its namespace, as an invalid policy, with the parse error: a broken policy file must not turn
+ * its workloads Unmanaged, let alone let another policy act on them.
+ */
+function holdUnparsable(index: RepoIndex, scanned: ScannedFile, document: number, problem: PlanError, at: { namespace: string; force: boolean } | undefined): void {
+  const text = documentText(scanned, document);
+  const own = /\bnamespace:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1];
+  const namespace = at?.force ? at.namespace : (own ?? at?.namespace ?? 'default');
+  if (/RightsizingPolicy|kerf\.getkerf\.dev/.test(text)) index.policies.push(unreadablePolicy(namespace, problem));
+  // A workload that may be in it: its recommendation is refused naming the parse error, not "not in the repo".
+  const kind = /^\s*kind:\s*["']?(Deployment|StatefulSet|DaemonSet)\b/m.exec(text)?.[1];
+  const name = /\bname:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1];
+  if (kind && name) (index.unreadable ??= new Map()).set(workloadKey({ namespace, kind, name }), problem);
+}
+
+function unreadablePolicy(namespace: string, problem: PlanError): RightsizingPolicy {
+  return {
+    name: '',
+    namespace,
+    mode: 'recommend',
+    selector: {},
+    apply: { strategy: 'deferred', fallbackAfter: '10m', maintenanceWindows: [], freezeWindows: [], onDelete: { maxPodDeletesPerRun: 1, settle: '30s' } },
+    source: { file: problem.file ?? '', ...(problem.line !== undefined && { line: problem.line }) },
+    invalid: problem.message,
+  };
+}
+
+const KERF_KINDS = ['RightsizingPolicy', 'RightsizingRecommendation'] as const;
+
+/**
+ * A kind or apiVersion of kerf's spelt wrong: an error (did you mean …), and a would-be policy
+ * holds its namespace like an invalid one. Undefined when the object is not near kerf's at all.
+ */
+export function misspeltKerfObject(kind: string, apiVersion: string): { kind: (typeof KERF_KINDS)[number]; problem: { code: string; message: string } } | undefined {
+  const exactKind = KERF_KINDS.find((k) => k === kind);
+  const nearKind = exactKind ?? (didYouMean(kind, KERF_KINDS) as (typeof KERF_KINDS)[number] | undefined);
+  const inGroup = apiVersion.startsWith(`${API_GROUP}/`);
+  const nearGroup = inGroup || didYouMean(apiVersion, [API_VERSION]) !== undefined || didYouMean(apiVersion.split('/')[0] ?? '', [API_GROUP]) !== undefined;
+  if (!nearKind || !nearGroup) return undefined;
+  if (!exactKind) return { kind: nearKind, problem: { code: 'UnknownKind', message: `unknown kind ${JSON.stringify(kind)} in ${API_GROUP}; did you mean "${nearKind}"?` } };
+  if (apiVersion !== API_VERSION) return { kind: nearKind, problem: { code: 'UnknownApiVersion', message: `unknown apiVersion ${JSON.stringify(apiVersion)} for ${kind}; did you mean "${API_VERSION}"?` } };
+  return undefined;
 }
 
 function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | undefined {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
+  const misspelt = misspeltKerfObject(kind, apiVersion);
+  if (misspelt) {
+    const problem: PlanError = { code: misspelt.problem.code, file, line, object: `${kind} ${ref.namespace}/${ref.name}`, field: misspelt.problem.code === 'UnknownKind' ? 'kind' : 'apiVersion', message: `${file}:${line}: ${misspelt.problem.message}` };
+    index.errors.push(problem);
+    if (misspelt.kind === 'RightsizingPolicy') index.policies.push(unreadablePolicy(ref.namespace, problem));
+    return;
+  }
   const spec = isObject(doc.spec) ? doc.spec : {};
   const withRef = { ...doc, metadata: { ...(isObject(doc.metadata) ? doc.metadata : {}), namespace: ref.namespace, name: ref.name } };
   const meta = isObject(doc.metadata) ? doc.metadata : {};
@@ -224,7 +354,16 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     name: String(meta.name ?? ref.name),
     ...(ref.root !== undefined && { root: ref.root }),
   });
-  if (workload) return workload;
+  if (workload) {
+    const key = workloadKey(workload.ref);
+    const badName = nameProblem(workload.ref.name, 'name') ?? nameProblem(workload.ref.namespace, 'namespace');
+    if (badName) {
+      index.errors.push({ code: 'InvalidName', file, line, object: key, field: 'metadata.name', message: `${file}:${line}: ${key}: ${badName}; the workload is not read` });
+      return undefined;
+    }
+    // Whether it is defined twice is for indexRepo, which sees every definition.
+    return workload;
+  }
   if (kind === 'PodDisruptionBudget') {
     const minAvailable = intOrString(spec.minAvailable);
     const maxUnavailable = intOrString(spec.maxUnavailable);
@@ -241,12 +380,12 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
       target: { kind: String(target.kind ?? ''), name: String(target.name ?? '') },
       ...(typeof spec.minReplicas === 'number' && { minReplicas: spec.minReplicas }),
     });
-  } else if (kind === 'RightsizingPolicy' && apiVersion.startsWith(`${API_GROUP}/`)) {
-    const { policy, errors } = validatePolicy(withRef, { file, line });
+  } else if (kind === 'RightsizingPolicy' && apiVersion === API_VERSION) {
+    const { policy, errors } = validatePolicy(withRef, { file, line, locate: documentLocator(index.files.get(file)?.text ?? '', document) });
     index.errors.push(...errors);
-    if (policy) index.policies.push(policy);
-  } else if (kind === 'RightsizingRecommendation' && apiVersion.startsWith(`${API_GROUP}/`)) {
-    const { recommendation, errors } = validateRecommendation(withRef, { file, line });
+    index.policies.push(policy);
+  } else if (kind === 'RightsizingRecommendation' && apiVersion === API_VERSION) {
+    const { recommendation, errors } = validateRecommendation(withRef, { file, line, locate: documentLocator(index.files.get(file)?.text ?? '', document) });
     index.errors.push(...errors);
     if (recommendation) index.recommendations.push(recommendation);
   }

@@ -185,6 +185,16 @@ export function repoView(files: ReadonlyMap<string, ScannedFile>, graph: Kustomi
     // Files beside a kustomization are applied only through it, listed or not.
     asWritten: (file) => !rendered(file) && kustomizationFileIn(posix.dirname(file), files) === undefined && (paths.length === 0 || paths.some((path) => under(file, path))),
     namespaceOf: (file) => namespaceAt(posix.dirname(file), namespaces),
+    renderedNamespaces: (file) => [
+      ...new Set(
+        (graph?.renderingsOf(file) ?? [])
+          .filter((rendering) => roots.includes(rendering.root))
+          .map((rendering) => {
+            const at = namespaceAt(rendering.root, namespaces);
+            return at !== undefined && (at.force || rendering.namespace === undefined) ? at.namespace : rendering.namespace;
+          }),
+      ),
+    ],
     objects,
   };
   return { view, errors };

@@ -99,6 +99,8 @@ export interface RightsizingPolicy {
   };
   /** Where it was read from, for errors. */
   source?: SourceLocation;
+  /** The first error outside its windows: the policy holds every workload it may cover (InvalidPolicy). */
+  invalid?: string;
 }
 
 export type ResourceName = 'cpu' | 'memory';
@@ -243,13 +245,19 @@ export interface Decision {
   reason: Reason | null;
   nextWindow: string | null;
   changes: Change[];
+  /** Why it is held when the reason alone does not say (InvalidPolicy: the policy's error). */
+  message?: string;
 }
 
 export interface PlanError {
   /** Stable problem code (PascalCase, e.g. UnknownField); consumers switch on it, never on the message. */
   code?: string;
+  /** A warning is reported but does not fail the run (exit codes count errors only). */
+  severity?: 'warning';
   file?: string;
   line?: number;
+  /** 1-based column of the field, when known. */
+  column?: number;
   object?: string;
   field?: string;
   message: string;

@@ -98,6 +98,8 @@ export function decide(input: DecisionInput): Decision {
     changes,
   };
   if (!policy) return decision;
+  // Nothing of an invalid policy is read (mode, strategy, windows): it only holds.
+  if (policy.invalid !== undefined) return { ...decision, action: 'blocked', phase: 'Blocked', reason: 'InvalidPolicy', message: policy.invalid };
 
   const configured = configuredStrategy(workload, policy);
   const effective = effectiveStrategy({

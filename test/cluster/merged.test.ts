@@ -88,6 +88,12 @@ describe('status write-back (pure parts)', () => {
     expect(decisionEvent(aDecision({ reason: 'Fallback' }), pr)).toMatchObject({ action: 'Proposed', reason: 'Fallback' });
   });
 
+  it('InvalidPolicy: the policy error goes into status.message and the Event, so kubectl shows why it is held', () => {
+    const held = aDecision({ action: 'blocked', phase: 'Blocked', reason: 'InvalidPolicy', message: 'policies/shop.yaml: RightsizingPolicy shop/shop: spec.mode: must be one of auto-patch, recommend' });
+    expect(decisionStatus(held, null)).toMatchObject({ phase: 'Blocked', reason: 'InvalidPolicy', message: held.message });
+    expect(decisionEvent(held, null)).toEqual({ action: 'Blocked', reason: 'InvalidPolicy', note: `change held: InvalidPolicy (${held.message})` });
+  });
+
   it('Z1: a frozen change is Blocked with FreezeWindow, keeps no previous, and names its PR as not to merge', () => {
     const frozen = aDecision({ action: 'blocked', phase: 'Blocked', reason: 'FreezeWindow' });
     expect(decisionStatus(frozen, null)).not.toHaveProperty('previous');

@@ -2,13 +2,14 @@
 // smart-HTTP stand-in, the GitHub stand-in over it, and a clone as actions/checkout leaves it
 // (origin without credentials, shallow unless asked otherwise). Real git, real octokit, real HTTP.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { createGit, type GitPort } from '../../src/gitops/git.js';
 import { createGitHub, type GitHubOptions, type GitHubPort } from '../../src/gitops/github.js';
 import { reconcile, type ReconcileOptions, type ReconcilePorts, type ReconcileResult } from '../../src/gitops/reconcile.js';
 import type { FileChanges } from '../standins/git/bare-repo.js';
-import type { GitServer } from '../standins/git/git-server.js';
+import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import { startGitHub, type GitHubStandIn } from '../standins/github/github-server.js';
 import type { GitHubSettings } from '../standins/github/github-routes.js';
@@ -124,4 +125,33 @@ export async function recommendationsWithout(...names: string[]): Promise<string
     .split(/^---\n/m)
     .filter((doc) => !names.some((name) => new RegExp(`^  name: ${name}$`, 'm').test(doc)))
     .join('---\n');
+}
+
+/**
+ * The stand-ins for one test file: a git server for all its tests, and `start`, a harness per test
+ * that is closed after it (which fails the test on any schema violation the GitHub stand-in saw).
+ */
+export function reconcileStandIns(): { readonly git: GitServer; start(options?: Parameters<typeof startHarness>[1]): Promise<Harness> } {
+  let git: GitServer | undefined;
+  let current: Harness | undefined;
+  beforeAll(async () => {
+    git = await startGitServer({ token: TOKEN });
+  });
+  afterAll(async () => {
+    await git?.close();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    get git() {
+      if (!git) throw new Error('the git stand-in starts in beforeAll');
+      return git;
+    },
+    async start(options) {
+      current = await startHarness(this.git, options);
+      return current;
+    },
+  };
 }

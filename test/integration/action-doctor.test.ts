@@ -97,9 +97,13 @@ describe('GitHubPort.windowProtection', () => {
   });
 });
 
+/** doctor's branch-protection findings; an error finding exits 1, so the output is read either way. */
 async function doctorCli(env: Record<string, string>) {
   const { stdout } = await promisify(execFile)('node', [cli, 'doctor', '--repo', (h as Harness).clone, '--output', 'json'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  }).catch((error: { code: number; stdout: string }) => {
+    expect(error.code).toBe(1);
+    return error;
   });
   return (JSON.parse(stdout) as { findings: { check: string; severity: string; message: string }[] }).findings.filter((f) => f.check === 'branch-protection');
 }

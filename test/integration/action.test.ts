@@ -165,17 +165,22 @@ describe('the bundled Action', () => {
   it('puts an error annotation on the file and line of a bad manifest and of a bad policy window (path relative to the workspace)', async () => {
     await harness({
       'apps/shop/broken.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: broken\n',
-      'policies/extra.yaml': `# a second policy file\napiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingPolicy\nmetadata: {name: nightly, namespace: tools}\nspec:\n  apply:\n    strategy: deferred\n    maintenanceWindows:\n      - {schedule: "0 0 1 * * 6", duration: 4h}\n`,
+      'policies/extra.yaml': `# a second policy file\napiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingPolicy\nmetadata: {name: nightly, namespace: tools}\nspec:\n  mode: auto-patch\n  apply:\n    strategy: deferred\n    maintenanceWindows:\n      - {schedule: "0 0 1 * * 6", duration: 4h}\n`,
     });
     // The workspace is the checkout's parent here, as with actions/checkout's `path:`.
-    const run = await step(h as Harness, { 'dry-run': 'true', path: 'checkout' }, dirname((h as Harness).clone));
+    // fail-on-error (default true): the errors turn the step red, after the run did the rest.
+    const failing = await step(h as Harness, { 'dry-run': 'true', path: 'checkout' }, dirname((h as Harness).clone));
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain('::error::2 error(s) in the manifests, policies, recommendations or config');
+    const run = await step(h as Harness, { 'dry-run': 'true', path: 'checkout', 'fail-on-error': 'false' }, dirname((h as Harness).clone));
     expect(run.code).toBe(0);
     const errors = run.annotations.filter((a) => a.level === 'error');
     expect(errors).toEqual([
-      { level: 'error', properties: { title: 'kerf: invalid manifest or policy', file: 'checkout/apps/shop/broken.yaml', line: '4' }, message: expect.stringContaining('apps/shop/broken.yaml:4: ') },
+      { level: 'error', properties: { title: 'kerf: YamlSyntax', file: 'checkout/apps/shop/broken.yaml', line: '4', col: '1' }, message: expect.stringContaining('apps/shop/broken.yaml:4: ') },
       {
         level: 'error',
-        properties: { title: 'kerf: invalid manifest or policy', file: 'checkout/policies/extra.yaml', line: '2' },
+        // At the offending field (the schedule), not the policy's first line.
+        properties: { title: 'kerf: InvalidSchedule', file: 'checkout/policies/extra.yaml', line: '10', col: '10' },
         message: expect.stringContaining('RightsizingPolicy tools/nightly: spec.apply.maintenanceWindows[0].schedule: "0 0 1 * * 6" has 6 fields'),
       },
     ]);

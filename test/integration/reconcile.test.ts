@@ -122,7 +122,7 @@ describe('reconcile against the stand-ins', () => {
     const pr = prOf('kerf/shop/deployment/orders');
     expect(pr.state).toBe('closed');
     expect(h.gh.state.comments.filter((c) => c.issueNumber === pr.number).map((c) => c.body)).toEqual([
-      'kerf closes this pull request: shop/Deployment/orders: its recommendation is gone.',
+      'kerf closes this pull request: `shop/Deployment/orders`: its recommendation is gone.',
     ]);
     expect(await h.head('kerf/shop/deployment/orders')).toBeNull();
     expect(h.gh.state.prs.filter((p) => p.state === 'open')).toHaveLength(3);
@@ -163,7 +163,8 @@ describe('reconcile against the stand-ins', () => {
     expect(byBranch(after)['kerf/shop/deployment/orders']?.action).toBe('closed');
     expect(windowStatus((await h.head('kerf/shop/deployment/checkout')) as string).at(-1)).toBe('success: Rollout: may merge at any time');
     expect(windowStatus((await h.head('kerf/shop/deployment/reports')) as string).at(-1)).toBe('pending: Waiting for the maintenance window at 2026-12-05 00:00 UTC (D1)');
-    expect(h.pushes()).toBe(pushes);
+    // One push: the conditional delete of the closed PR's branch.
+    expect(h.pushes()).toBe(pushes + 1);
   });
 
   it('Z4: a fleet pause sets failure statuses and leaves branches alone', async () => {

@@ -99,9 +99,10 @@ describe('namespaces from the GitOps objects in the repo', () => {
   });
 
   it('a namespace that is not a namespace name is an error naming its path', () => {
-    expect(validateConfig({ namespaces: { apps: 'Not_A_Namespace' } }, '.kerf/config.yaml').errors).toEqual([
-      expect.objectContaining({ field: 'namespaces.apps', message: expect.stringContaining('must be a namespace name') }),
-    ]);
+    const { config, errors } = validateConfig({ namespaces: { apps: 'Not_A_Namespace', web: 'shop' } }, '.kerf/config.yaml');
+    expect(errors).toEqual([expect.objectContaining({ code: 'InvalidName', field: 'namespaces.apps', message: expect.stringContaining('is not a valid Kubernetes namespace') })]);
+    expect(config.namespaces).toEqual({ web: 'shop' });
+    expect(validateConfig({ roots: ['env/a'] }, '.kerf/config.yaml').config).toMatchObject({ roots: ['env/a'], namespaces: {} });
   });
 });
 
@@ -162,6 +163,6 @@ replacements:
     ]);
     // Its workloads are refused by name, not guessed at.
     expect(index.workloads.size).toBe(0);
-    expect(index.conflicts.get('default/Deployment/app')).toMatch(/^Deployment default\/app is rendered by \., where kustomization\.yaml: replacements\[0\] writes metadata\.namespace.*kerf leaves it alone/);
+    expect(index.conflicts.get('default/Deployment/app')?.message).toMatch(/^Deployment default\/app is rendered by \., where kustomization\.yaml: replacements\[0\] writes metadata\.namespace.*kerf leaves it alone/);
   });
 });

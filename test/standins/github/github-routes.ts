@@ -73,6 +73,15 @@ export class GitHubError extends Error {
 export const validationFailed = (...errors: Record<string, unknown>[]): GitHubError =>
   new GitHubError(422, 'Validation Failed', errors);
 
+/** GitHub refuses a pull request body or comment longer than this. */
+const BODY_LIMIT = 65_536;
+
+function refuseLongBody(resource: 'PullRequest' | 'IssueComment', body: string | null | undefined): void {
+  if ((body ?? '').length > BODY_LIMIT) {
+    throw validationFailed({ resource, code: 'custom', field: 'body', message: `body is too long (maximum is ${BODY_LIMIT} characters)` });
+  }
+}
+
 export interface RouteContext {
   owner: string;
   repo: string;
@@ -173,6 +182,7 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
         throw new GitHubError(403, 'GitHub Actions is not permitted to create or approve pull requests.');
       }
       if (!input.title) throw validationFailed({ resource: 'PullRequest', field: 'title', code: 'missing_field' });
+      refuseLongBody('PullRequest', input.body);
       const head = input.head.startsWith(`${ctx.owner}:`) ? input.head.slice(ctx.owner.length + 1) : input.head;
       const [headSha, baseSha] = await Promise.all([branchHead(ctx.bareDir, head), branchHead(ctx.bareDir, input.base)]);
       if (!baseSha) throw validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
@@ -225,6 +235,7 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
     'pulls/update': async ({ params, body }) => {
       const input = body as Body<'pulls/update'>;
       const pr = await refresh(findPull(params.pull_number));
+      refuseLongBody('PullRequest', input.body);
       if (input.base !== undefined && !(await branchHead(ctx.bareDir, input.base))) {
         throw validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
       }
@@ -291,6 +302,7 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
 
     'issues/create-comment': async ({ params, body }) => {
       const pr = findPull(params.issue_number);
+      refuseLongBody('IssueComment', (body as Body<'issues/create-comment'>).body);
       const now = ctx.now();
       const comment: CommentRecord = {
         id: ctx.nextId('comment'),

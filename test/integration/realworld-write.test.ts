@@ -146,7 +146,7 @@ async function runScenario(copy: string, rendered: ReadonlyMap<string, RenderedR
   }
   const namespaces = [...new Set([...targets.keys()].map((key) => key.split('/')[0] as string))].sort();
   const docs = [
-    ...namespaces.map((namespace) => ({ apiVersion: 'kerf.getkerf.dev/v1alpha1', kind: 'RightsizingPolicy', metadata: { name: 'kerf-test', namespace }, spec: { apply: { strategy: 'rollout' } } })),
+    ...namespaces.map((namespace) => ({ apiVersion: 'kerf.getkerf.dev/v1alpha1', kind: 'RightsizingPolicy', metadata: { name: 'kerf-test', namespace }, spec: { mode: 'auto-patch', apply: { strategy: 'rollout' } } })),
   ];
   const recommendations = [...targets].map(([key, { containers: names }], i) => {
     const [namespace, kind, name] = key.split('/');
@@ -271,7 +271,7 @@ async function runPlainScenario(copy: string, graph: ReturnType<typeof buildKust
   const renderedKeys = new Set([...rendered.values()].flatMap(({ objects }) => objects.filter(isWorkload).map(keyOf)));
   const namespaces = [...new Set([...targets.keys()].map((key) => key.split('/')[0] as string))].sort();
   mkdirSync(join(copy, 'kerf-realworld-test'), { recursive: true });
-  writeFileSync(join(copy, 'kerf-realworld-test/policies.yaml'), namespaces.map((namespace) => stringify({ apiVersion: 'kerf.getkerf.dev/v1alpha1', kind: 'RightsizingPolicy', metadata: { name: 'kerf-test', namespace }, spec: { apply: { strategy: 'rollout' } } })).join('---\n'));
+  writeFileSync(join(copy, 'kerf-realworld-test/policies.yaml'), namespaces.map((namespace) => stringify({ apiVersion: 'kerf.getkerf.dev/v1alpha1', kind: 'RightsizingPolicy', metadata: { name: 'kerf-test', namespace }, spec: { mode: 'auto-patch', apply: { strategy: 'rollout' } } })).join('---\n'));
   const recommendationFile = join(scratch, 'recommendations.yaml');
   writeFileSync(recommendationFile, [...targets].map(([key, { containers: names }], i) => {
     const [namespace, kind, name] = key.split('/');

@@ -29,7 +29,7 @@ function setUp(tree: string, targets: Target[], config?: string): void {
   if (config !== undefined) writeFileSync(join(repo, '.kerf/config.yaml'), config);
   const namespaces = [...new Set(targets.map((t) => t.namespace))];
   const docs = [
-    ...namespaces.map((ns) => ({ apiVersion: 'kerf.getkerf.dev/v1alpha1', kind: 'RightsizingPolicy', metadata: { name: 'default', namespace: ns }, spec: { apply: { strategy: 'rollout' } } })),
+    ...namespaces.map((ns) => ({ apiVersion: 'kerf.getkerf.dev/v1alpha1', kind: 'RightsizingPolicy', metadata: { name: 'default', namespace: ns }, spec: { mode: 'auto-patch', apply: { strategy: 'rollout' } } })),
     ...targets.map((t, i) => ({
       apiVersion: 'kerf.getkerf.dev/v1alpha1',
       kind: 'RightsizingRecommendation',

@@ -36,7 +36,7 @@ export async function loadConfig(repo: string, file: string | undefined): Promis
   return { config, file: shown, errors };
 }
 
-/** `paths` entries must name directories inside the repo. */
+/** `paths` entries must name directories (or single files, to pick one of several that define a workload) inside the repo. */
 async function pathErrors(repo: string, paths: readonly string[], file: string): Promise<PlanError[]> {
   const errors: PlanError[] = [];
   for (const [i, entry] of paths.entries()) {
@@ -47,8 +47,8 @@ async function pathErrors(repo: string, paths: readonly string[], file: string):
       continue;
     }
     const info = await stat(join(repo, entry)).catch(() => undefined);
-    if (!info?.isDirectory()) {
-      errors.push({ code: 'PathNotFound', file, object: 'config', field, message: `${file}: config: ${field}: ${JSON.stringify(entry)} is not a directory of the repo` });
+    if (!info?.isDirectory() && !info?.isFile()) {
+      errors.push({ code: 'PathNotFound', file, object: 'config', field, message: `${file}: config: ${field}: ${JSON.stringify(entry)} is not a directory of the repo (nor a file in it)` });
     }
   }
   return errors;

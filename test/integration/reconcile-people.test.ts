@@ -145,8 +145,13 @@ describe('reconcile: two runs at once', () => {
     const raced = (port: GitPort): GitPort => ({
       ...port,
       async push(sha, branch, expected) {
-        // The other run works on the same base and wins the race for the branch.
-        if (branch === CHECKOUT && other === undefined) other = await h.run();
+        // The other run works on the same base and wins the race for the branch. It commits a second
+        // later: git dates commits to the second, and two identical commits in one second are one
+        // commit, whose push is "up to date" (a race nobody lost).
+        if (branch === CHECKOUT && other === undefined) {
+          await new Promise((resolve) => setTimeout(resolve, 1100));
+          other = await h.run();
+        }
         return port.push(sha, branch, expected);
       },
     });

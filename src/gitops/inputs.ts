@@ -6,6 +6,7 @@ import { CONFIG_DEFAULTS, API_VERSION, validateRecommendation } from '../model/v
 import { decodeUtf8, indexRepo, misspeltKerfObject, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
 import { readConfigText } from '../manifests/config-file.js';
 import { documentLocator } from '../model/yaml-locate.js';
+import { addHelmWorkloads } from '../helm/workloads.js';
 import { applyKustomizeValues, buildGraph, kustomizeErrors, kustomizeView } from '../manifests/kustomize-values.js';
 
 /** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path, a config kerf cannot run with. */
@@ -67,10 +68,14 @@ export async function scanRepo(repo: string, config: KerfConfig): Promise<RepoIn
   }
   const { files, errors } = await readRepoFiles(repo, config.paths);
   const graph = buildGraph(files);
-  if (!graph) return indexRepo(repo, files, { renderingsOf: () => undefined, isPatch: () => false }, errors);
-  const index = indexRepo(repo, files, kustomizeView(graph), [...errors, ...kustomizeErrors(graph)]);
-  applyKustomizeValues(index, graph);
-  index.kustomize = graph;
+  const index = graph
+    ? indexRepo(repo, files, kustomizeView(graph), [...errors, ...kustomizeErrors(graph)])
+    : indexRepo(repo, files, { renderingsOf: () => undefined, isPatch: () => false }, errors);
+  if (graph) {
+    applyKustomizeValues(index, graph);
+    index.kustomize = graph;
+  }
+  await addHelmWorkloads(index, config);
   return index;
 }
 

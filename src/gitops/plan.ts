@@ -11,6 +11,7 @@ import { WORKLOAD_KINDS } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
+import { helmTargetProblem } from '../helm/targets.js';
 import { selectPolicy } from '../rules/policy-match.js';
 
 /** Whether a run met an error (warnings do not count): exit 1, a red step. */
@@ -104,7 +105,9 @@ export function makePlan(input: PlanInput): Plan {
     const workload = index.workloads.get(key);
     if (!workload) {
       const unreadable = index.unreadable?.get(key);
+      const helm = helmTargetProblem(index, recommendation);
       if (unreadable) fail('UnparsableObject', 'spec.targetRef', `target ${key} is in ${unreadable.file}, which does not parse (${unreadable.message}); nothing is planned for it`);
+      else if (helm) fail(helm.code, 'spec.targetRef', helm.message);
       else fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo`);
       continue;
     }

@@ -3,7 +3,7 @@
 // template's container. Values embedded as a YAML string (an Argo CD `helm.values`, a ConfigMap's
 // `values.yaml`) are edited as the YAML they hold and written back into the same block scalar.
 import { isDeepStrictEqual } from 'node:util';
-import { isAlias, isMap, isScalar, parseAllDocuments, Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, Scalar } from 'yaml';
 import type { Document, YAMLMap } from 'yaml';
 import type { HelmValuesSource } from '../model/types.js';
 import { editResources, EditError, type ContainerLocator, type ResourceEdit } from '../manifests/edit-resources.js';
@@ -14,10 +14,10 @@ import { findPair, PARSE_OPTIONS, rangeOf } from '../manifests/edit-yaml.js';
 type JsonMap = Record<string, unknown>;
 const isJsonMap = (value: unknown): value is JsonMap => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The plain value at `keys` under `root`, or undefined. */
+/** The plain value at `keys` under `root` (a number-like key indexes a list), or undefined. */
 export function valueAt(root: unknown, keys: readonly string[]): unknown {
   let node = root;
-  for (const key of keys) node = isJsonMap(node) ? node[key] : undefined;
+  for (const key of keys) node = isJsonMap(node) ? node[key] : Array.isArray(node) && /^\d+$/.test(key) ? node[Number(key)] : undefined;
   return node;
 }
 
@@ -43,8 +43,9 @@ export function valuesLocator(valuesPath: readonly string[], containers: Readonl
       const path: unknown[] = [doc.contents];
       let node: unknown = doc.contents;
       for (const key of keys ?? []) {
-        if (!isMap(node)) break;
-        node = findPair(node, key)?.value;
+        if (isSeq(node) && /^\d+$/.test(key)) node = node.items[Number(key)];
+        else if (isMap(node)) node = findPair(node, key)?.value;
+        else break;
         if (isAlias(node)) throw new EditError('SharedAnchor', subject, `${key} is alias *${node.source} of anchor &${node.source}; editing through it would change the anchor's other users`);
         path.push(node);
       }

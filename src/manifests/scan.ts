@@ -14,6 +14,7 @@ import { workloadFromObject } from '../model/workload.js';
 import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
 import { documentLocator } from '../model/yaml-locate.js';
+import type { HelmIndex } from '../helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 
 export interface ScannedFile {
@@ -39,6 +40,8 @@ export interface RepoIndex {
   unreadable?: Map<string, PlanError>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
   kustomize?: KustomizeGraph;
+  /** Helm releases in the repo and `helm:` entries that hold their workload. */
+  helm?: HelmIndex;
 }
 
 /** How kustomize renders a file: the namespaces and name affixes its objects get, or none. */
@@ -62,7 +65,7 @@ const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 
  * Cheap screening: a file that names none of these kinds, and not kerf's API group (a misspelt
  * kind of kerf's must still be reported), cannot matter to the plan.
  */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject)\b|kerf\.getkerf\.dev/;
+const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject|HelmRelease)\b|kerf\.getkerf\.dev/;
 
 /** An HPA's CPU utilisation target, from autoscaling/v2 `metrics` or v1 `targetCPUUtilizationPercentage`. */
 function cpuTarget(spec: Record<string, unknown>): { cpuTargetUtilization?: number } {

@@ -7,11 +7,13 @@ import { compiledWindows } from '../rules/window-state.js';
 import type { Plan } from './plan.js';
 import { didYouMean } from '../model/schema.js';
 import { matchesSelector } from '../rules/selector.js';
+import { suggestedPaths, unmappedReleases } from '../helm/releases.js';
 
 export type FindingCheck =
   | 'argo-ignore-differences'
   | 'argo-sync-windows'
   | 'branch-protection'
+  | 'helm-unmapped'
   | 'invalid-input'
   | 'invalid-window'
   | 'overlapping-windows'
@@ -242,6 +244,18 @@ function checkBranchProtection(protection: BranchProtection | undefined): Findin
   return [{ check: 'branch-protection', severity: 'warning', message: `could not tell whether ${protection.branch} requires kerf/window: ${protection.detail}`, fix }];
 }
 
+/** A Helm release whose workloads kerf cannot edit until a `helm:` entry says where their resources are set. */
+function checkHelmReleases(index: RepoIndex, config: KerfConfig): Finding[] {
+  return unmappedReleases(index.helm?.releases ?? [], config.helm ?? []).map((release) => ({
+    check: 'helm-unmapped' as const,
+    severity: 'warning' as const,
+    file: release.file,
+    ...(release.line !== undefined && { line: release.line }),
+    message: `${release.owner} (Helm release ${release.release} in namespace ${release.namespace}) has no helm: entry in .kerf/config.yaml; recommendations for its workloads are refused`,
+    fix: `map each workload in .kerf/config.yaml helm: with the key path of each container's resources in the values; conventional paths (never applied until configured): ${suggestedPaths('<container>').join(', ')}`,
+  }));
+}
+
 export function diagnose(input: DoctorInput): Finding[] {
   const { index, plan, now, branchProtection } = input;
   return [
@@ -250,6 +264,7 @@ export function diagnose(input: DoctorInput): Finding[] {
     ...checkBranchProtection(branchProtection),
     ...fromPlanErrors(index, plan.errors),
     ...checkPoliciesMatchingNothing(index),
+    ...checkHelmReleases(index, input.config),
     ...fromPlanWarnings(plan.warnings),
   ];
 }

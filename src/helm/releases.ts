@@ -1,6 +1,7 @@
 // The Helm releases a repo declares (Flux HelmReleases, Argo CD Applications with a Helm source),
 // so a recommendation for a workload one of them renders, with no `helm:` entry, is told which
 // release it is and how to map it, instead of "not in the repo".
+import type { HelmMapping } from '../model/types.js';
 import type { ScannedFile } from '../manifests/scan.js';
 
 export interface HelmRelease {
@@ -63,4 +64,10 @@ export function unmappedMessage(release: HelmRelease, workload: { namespace: str
   const source = release.kind === 'HelmRelease' ? `helmRelease: {file: ${release.file}, name: ${release.name}}` : `application: {file: ${release.file}, name: ${release.name}}`;
   const paths = (containers.length > 0 ? containers : ['<container>']).map((name) => `${name}: one of ${suggestedPaths(name).join(', ')}`).join('; ');
   return `${workload.namespace}/${workload.kind}/${workload.name} is rendered by Helm release ${release.release} (${release.owner} in ${release.file}); kerf edits its values only once .kerf/config.yaml maps them: helm: [{workload: {namespace: ${workload.namespace}, kind: ${workload.kind}, name: ${workload.name}}, ${source}, containers: {...}}] — conventional resources paths (not applied until configured): ${paths}`;
+}
+
+/** The releases no `helm:` entry reads the values of (by file and name) or maps a workload of, for `doctor`. */
+export function unmappedReleases(releases: readonly HelmRelease[], mappings: readonly HelmMapping[]): HelmRelease[] {
+  const mapped = new Set(mappings.flatMap((mapping) => [mapping.helmRelease, mapping.application].filter((source) => source !== undefined).map((source) => `${source.file}\u0000${source.name}`)));
+  return releases.filter((release) => !mapped.has(`${release.file}\u0000${release.name}`) && !mappings.some((mapping) => releaseOf([release], mapping.workload ?? { namespace: '', name: '' })));
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { diagnose } from '../../src/gitops/doctor.js';
 import { planEdits } from '../../src/gitops/edits.js';
 import { runPlan } from '../../src/gitops/run-plan.js';
 
@@ -149,5 +150,19 @@ describe('a broken helm: entry holds its workload', () => {
     await writeFile(releasePath, (await readFile(releasePath, 'utf8')).replace('- kind: ConfigMap', '- kind: Secret'));
     const { plan: result } = await plan(repo);
     expect(result.errors).toContainEqual(expect.objectContaining({ code: 'UnsupportedHelmValues', message: expect.stringMatching(/only base64 data/) }));
+  });
+});
+
+describe('doctor', () => {
+  it('lists each release no helm: entry maps, with the conventional paths as suggestions', async () => {
+    const { plan: result, index, config } = await plan(example);
+    const findings = diagnose({ index, plan: result, config, now }).filter((finding) => finding.check === 'helm-unmapped');
+    // api's Application is mapped through its values file: its workload counts, as Helm names it.
+    expect(findings.map((finding) => [finding.file, finding.line])).toEqual([['apps/grafana/release.yaml', 1]]);
+    expect(findings[0]).toMatchObject({
+      severity: 'warning',
+      message: expect.stringMatching(/^HelmRelease monitoring\/grafana \(Helm release grafana in namespace monitoring\) has no helm: entry/),
+      fix: expect.stringMatching(/resources, controllers\.main\.containers\.<container>\.resources, <container>\.resources/),
+    });
   });
 });

@@ -11,6 +11,8 @@ export interface HelmRelease {
   line?: number;
   kind: 'HelmRelease' | 'Application';
   name: string;
+  /** The HelmRelease's or Application's own namespace. */
+  objectNamespace: string;
   /** Where the chart's objects go, and the Helm release name their names start with. */
   namespace: string;
   release: string;
@@ -29,7 +31,7 @@ export function findReleases(files: ReadonlyMap<string, ScannedFile>): HelmRelea
       if (!name) return;
       const namespace = text(doc.metadata.namespace) ?? 'default';
       const line = scanned.lines[document];
-      const at = { file, ...(line !== undefined && { line }), name };
+      const at = { file, ...(line !== undefined && { line }), name, objectNamespace: namespace };
       const spec = doc.spec;
       if (doc.kind === 'HelmRelease' && doc.apiVersion.startsWith('helm.toolkit.fluxcd.io/')) {
         const target = text(spec.targetNamespace);

@@ -216,6 +216,9 @@ function fromPlanErrors(index: RepoIndex, errors: readonly PlanError[]): Finding
       const nearest = nearestTarget(index, error);
       return { check: 'missing-target', severity: 'warning', ...where, message: nearest ? `${error.message}; ${nearest}` : error.message, fix: 'point spec.targetRef and metadata.namespace at the workload, add the workload to the repo (or to `paths` in .kerf/config.yaml), or delete the stale recommendation' };
     }
+    if (error.code === 'HelmWorkloadNotMapped') {
+      return { check: 'helm-unmapped', severity: 'error', ...where, message: error.message, fix: "add a helm: entry to .kerf/config.yaml that maps the workload to its release's values, with each container's resources path (one of the suggested ones, once you have checked the chart)" };
+    }
     return { check: 'invalid-input', severity: error.severity ?? 'error', ...where, message: error.message, fix: `fix ${error.field ?? 'the file'}; ${consequence(error)}` };
   });
 }

@@ -156,7 +156,10 @@ describe('a broken helm: entry holds its workload', () => {
 describe('doctor', () => {
   it('lists each release no helm: entry maps, with the conventional paths as suggestions', async () => {
     const { plan: result, index, config } = await plan(example);
-    const findings = diagnose({ index, plan: result, config, now }).filter((finding) => finding.check === 'helm-unmapped');
+    const all = diagnose({ index, plan: result, config, now });
+    // The refused recommendation, with a fix that says to map it (not to fix its targetRef).
+    expect(all).toContainEqual(expect.objectContaining({ check: 'helm-unmapped', severity: 'error', code: 'HelmWorkloadNotMapped', file: 'kerf/recommendations.yaml', fix: expect.stringMatching(/^add a helm: entry/) }));
+    const findings = all.filter((finding) => finding.check === 'helm-unmapped' && finding.severity === 'warning');
     // api's Application is mapped through its values file: its workload counts, as Helm names it.
     expect(findings.map((finding) => [finding.file, finding.line])).toEqual([['apps/grafana/release.yaml', 1]]);
     expect(findings[0]).toMatchObject({

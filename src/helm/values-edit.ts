@@ -113,8 +113,10 @@ function replaceBlockLines(text: string, scalar: Scalar, inner: string, edited: 
   const to = lineStarts[oldLines.length - tail] ?? end;
   if (from === undefined) throw new EditError('VerifyFailed', subject, 'the edited lines lie outside the block');
   const eol = detectEol(text);
-  const replaced = newLines.slice(head, newLines.length - tail).map((line) => (line === '' ? '' : `${indent}${line}`) + eol);
-  return text.slice(0, from) + replaced.join('') + text.slice(to);
+  const replaced = newLines.slice(head, newLines.length - tail).map((line) => (line === '' ? '' : `${indent}${line}`) + eol).join('');
+  // A block at the very end of a file without a last newline stays without one.
+  const ending = text.slice(from, to).endsWith('\n') ? replaced : replaced.slice(0, replaced.length - eol.length);
+  return text.slice(0, from) + ending + text.slice(to);
 }
 
 /** The edited file must hold exactly `edited` in the string and read as before everywhere else. */

@@ -157,6 +157,16 @@ spec:
     expect(parseAllDocuments(inner)[0]?.toJS().controller.resources).toEqual({ requests: { cpu: '100m', memory: '180Mi' }, limits: { memory: '300Mi' } });
   });
 
+  it.each([
+    ['|- with more after', 'spec:\n  values: |-\n    resources:\n      requests:\n        memory: 90Mi\n  other: 1\n', 'spec:\n  values: |-\n    resources:\n      requests:\n        memory: 100Mi\n      limits:\n        memory: 200Mi\n  other: 1\n'],
+    ['|- at the end of a file without a last newline', 'spec:\n  values: |-\n    resources:\n      requests:\n        memory: 90Mi', 'spec:\n  values: |-\n    resources:\n      requests:\n        memory: 100Mi\n      limits:\n        memory: 200Mi'],
+    ['|+ with a kept blank line', 'spec:\n  values: |+\n    resources:\n      requests:\n        memory: 90Mi\n\n  other: 1\n', 'spec:\n  values: |+\n    resources:\n      requests:\n        memory: 100Mi\n      limits:\n        memory: 200Mi\n\n  other: 1\n'],
+    ['CRLF', 'spec:\r\n  values: |\r\n    resources:\r\n      requests:\r\n        memory: 90Mi\r\n  other: 1\r\n', 'spec:\r\n  values: |\r\n    resources:\r\n      requests:\r\n        memory: 100Mi\r\n      limits:\r\n        memory: 200Mi\r\n  other: 1\r\n'],
+  ])('keeps the block header and its surroundings: %s', (_, text, expected) => {
+    const src = source({ valuesPath: ['spec', 'values'], embedded: true, containers: { a: ['resources'] } });
+    expect(editHelmValues(text, src, [{ container: 'a', field: 'requests.memory', to: '100Mi' }, { container: 'a', field: 'limits.memory', to: '200Mi' }])).toBe(expected);
+  });
+
   it('refuses a quoted embedded string rather than re-escape it', () => {
     const text = 'kind: Application\nmetadata:\n  name: a\nspec:\n  source:\n    helm:\n      values: "resources:\\n  requests:\\n    cpu: 1\\n"\n';
     expect(() => editHelmValues(text, source({ valuesPath: ['spec', 'source', 'helm', 'values'], embedded: true, containers: { a: ['resources'] } }), [{ container: 'a', field: 'requests.cpu', to: '2' }])).toThrow(

@@ -95,10 +95,16 @@ function quantities(resources: unknown, group: 'requests' | 'limits'): Record<st
 function readValues(index: RepoIndex, source: HelmValuesSource): unknown {
   const document = index.files.get(source.file)?.documents[source.document];
   const at = valueAt(document, source.valuesPath);
-  if (!source.embedded) return at ?? {};
+  // kerf edits values, it does not create them: with no mapping to add `resources` to, the workload is held.
+  if (!source.embedded) {
+    if (!isObject(at)) throw new MappingError('HelmValuesPathNotFound', `${source.owner} has no values mapping${source.valuesPath.length > 0 ? ` at ${source.valuesPath.join('.')}` : ''}`, source.file);
+    return at;
+  }
   const inner = parseDocument(at as string, PARSE_OPTIONS);
   if (inner.errors.length > 0) throw new MappingError('InvalidHelmValues', `${source.valuesPath.join('.')} of ${source.owner} does not parse as YAML: ${inner.errors[0]?.message.split('\n')[0]}`, source.file);
-  return inner.toJS() ?? {};
+  const values: unknown = inner.toJS();
+  if (!isObject(values)) throw new MappingError('HelmValuesPathNotFound', `${source.valuesPath.join('.')} of ${source.owner} holds no mapping of values`, source.file);
+  return values;
 }
 
 async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<HelmValuesSource> {

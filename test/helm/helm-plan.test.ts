@@ -143,6 +143,16 @@ describe('a broken helm: entry holds its workload', () => {
     expect(result.errors).toContainEqual(expect.objectContaining({ code: 'HelmValuesOverridden', file: 'apps/echo/release.yaml', message: expect.stringMatching(/spec\.values sets controllers\.main\.containers\.app\.resources too/) }));
   });
 
+  it('a HelmRelease without spec.values is held: kerf edits values, it does not create them', async () => {
+    const repo = await copy();
+    const release = join(repo, 'apps/podinfo/release.yaml');
+    const text = await readFile(release, 'utf8');
+    await writeFile(release, text.slice(0, text.indexOf('  # Default values')));
+    const { plan: result, edits } = await plan(repo);
+    expect(result.errors).toContainEqual(expect.objectContaining({ code: 'HelmValuesPathNotFound', file: 'apps/podinfo/release.yaml', message: expect.stringMatching(/HelmRelease podinfo has no values mapping at spec\.values; the workload is held/) }));
+    expect(edits.edits.map((edit) => edit.path)).not.toContain('apps/podinfo/release.yaml');
+  });
+
   it('a Secret with only base64 data is not rewritten', async () => {
     const repo = await copy((t) => t.replace('{file: apps/echo/values.yaml, kind: ConfigMap, name: echo-values}', '{file: apps/echo/secret.yaml, kind: Secret, name: echo-values}'));
     await writeFile(join(repo, 'apps/echo/secret.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata: {name: echo-values, namespace: echo}\ndata:\n  values.yaml: Y29udHJvbGxlcnM6IHt9Cg==\n');

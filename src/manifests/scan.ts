@@ -8,6 +8,7 @@ import type {
   PodDisruptionBudget,
   RightsizingPolicy,
   RightsizingRecommendation,
+  ContainerSpec,
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
@@ -36,6 +37,11 @@ export interface RepoIndex {
   policies: RightsizingPolicy[];
   recommendations: RightsizingRecommendation[];
   errors: PlanError[];
+  /**
+   * Identities kerf will not target: several roots or files define them (DuplicateWorkload), or a
+   * root renders them through a construct kerf does not model (UnsupportedTransformer); the reason names them all.
+   */
+  conflicts: Map<string, { code: 'DuplicateWorkload' | 'UnsupportedTransformer'; message: string }>;
   /** Workloads that may be in a document that does not parse, with its error, by workload key. */
   unreadable?: Map<string, PlanError>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
@@ -44,19 +50,29 @@ export interface RepoIndex {
   helm?: HelmIndex;
 }
 
-/** How kustomize renders a file: the namespaces and name affixes its objects get, or none. */
-export interface Rendering {
-  /** The kustomization directory that renders the file. */
-  root?: string;
-  namespace?: string | undefined;
-  namePrefix?: string;
-  nameSuffix?: string;
+/** An object as a kustomize root renders it: the identity it gets there and the document it comes from. */
+export interface RenderedSource {
+  root: string;
+  file: string;
+  document: number;
+  /** Undefined when neither the tree nor a GitOps object gives it one. */
+  namespace: string | undefined;
+  name: string;
+  /** Containers a patch adds, as that patch writes them (their values are resolved later). */
+  addedContainers: ContainerSpec[];
+  /** Why kerf cannot know this rendering (a construct it does not model); such workloads are refused. */
+  unmodelled?: string;
 }
+
+/** What the scan indexes: the plain files as written, and the objects of this cluster's kustomize roots. */
 export interface RenderingView {
-  /** Undefined when no kustomization includes the file (it is applied as written). */
-  renderingsOf(file: string): readonly Rendering[] | undefined;
-  /** Patch files describe changes to other objects, not objects of their own. */
-  isPatch(file: string): boolean;
+  /** True for a file whose objects are applied as written and that this cluster's selection takes. */
+  asWritten(file: string): boolean;
+  /** The namespace objects of a plain file get when they name none (Argo CD, Flux, `namespaces:`). */
+  namespaceOf(file: string): { namespace: string; force: boolean } | undefined;
+  /** The namespaces a rendered file's objects get in this cluster's roots (undefined: none given); empty when none renders it. */
+  renderedNamespaces(file: string): (string | undefined)[];
+  objects: readonly RenderedSource[];
 }
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
@@ -65,7 +81,10 @@ const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 
  * Cheap screening: a file that names none of these kinds, and not kerf's API group (a misspelt
  * kind of kerf's must still be reported), cannot matter to the plan.
  */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject|HelmRelease)\b|kerf\.getkerf\.dev/;
+const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject|HelmRelease)\b|kerf\.getkerf\.dev/;
+
+/** A JSON 6902 patch file names no kind, yet can change a workload's identity or resources. */
+const JSON6902_PATCH = /^\s*-\s*\{?\s*["']?op["']?\s*:/m;
 
 /** An HPA's CPU utilisation target, from autoscaling/v2 `metrics` or v1 `targetCPUUtilizationPercentage`. */
 function cpuTarget(spec: Record<string, unknown>): { cpuTargetUtilization?: number } {
@@ -98,19 +117,16 @@ async function listYamlFiles(root: string, dir: string, out: string[]): Promise<
   }
 }
 
-/** Reads and parses the repo's YAML files (each once); `paths` narrows the walk. */
-export async function readRepoFiles(
-  root: string,
-  paths: readonly string[] = [],
-): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
+/** Reads and parses the repo's YAML files (each once); `paths` selects among them later (see targeting.ts). */
+export async function readRepoFiles(root: string): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
   const names: string[] = [];
-  for (const start of paths.length > 0 ? paths : ['.']) await listYamlFiles(root, join(root, start), names);
+  await listYamlFiles(root, root, names);
   names.sort();
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];
   for (const name of names) {
     const text = decodeUtf8(name, await readFile(join(root, name)), errors);
-    if (text === undefined || (!isKustomizationFile(name) && !INTERESTING.test(text))) continue;
+    if (text === undefined || (!isKustomizationFile(name) && !INTERESTING.test(text) && !JSON6902_PATCH.test(text))) continue;
     files.set(name, parseFile(name, text, errors));
   }
   return { files, errors };
@@ -195,27 +211,88 @@ function selectorOf(value: unknown): PodDisruptionBudget['selector'] {
   };
 }
 
-/** Builds the index from parsed files; `renderings` tells what kustomize does to each file. */
-export function indexRepo(root: string, files: Map<string, ScannedFile>, renderings: RenderingView, errors: PlanError[] = []): RepoIndex {
-  const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors };
+interface Definition {
+  where: string;
+  root?: string;
+  file: string;
+  line: number;
+  workload: Workload;
+}
+
+/** "a", "a and b", "a, b and c" */
+export function listOfNames(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** Builds the index from parsed files; `view` says which files are plain and what kustomize renders. */
+export function indexRepo(root: string, files: Map<string, ScannedFile>, view: RenderingView, errors: PlanError[] = []): RepoIndex {
+  const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors, conflicts: new Map() };
+  const definitions = new Map<string, Definition[]>();
+  const define = (workload: Workload, definition: Omit<Definition, 'workload'>): void => {
+    const key = workloadKey(workload.ref);
+    definitions.set(key, [...(definitions.get(key) ?? []), { ...definition, workload }]);
+  };
   for (const [file, scanned] of files) {
-    if (isKustomizationFile(file) || renderings.isPatch(file)) continue;
-    const views = renderings.renderingsOf(file) ?? [{}];
+    if (isKustomizationFile(file)) continue;
+    if (!view.asWritten(file)) {
+      // A document of a rendered file that does not parse: held in each namespace this cluster's roots give it.
+      for (const [document, problem] of scanned.broken ?? []) {
+        for (const namespace of view.renderedNamespaces(file)) holdUnparsable(index, scanned, document, problem, namespace === undefined ? undefined : { namespace, force: true });
+      }
+      continue;
+    }
     scanned.documents.forEach((doc, document) => {
       const problem = scanned.broken?.get(document);
       if (problem) {
-        for (const view of views) holdUnparsable(index, scanned, document, problem, view.namespace);
+        holdUnparsable(index, scanned, document, problem, view.namespaceOf(file));
         return;
       }
       if (!isObject(doc) || typeof doc.kind !== 'string') return;
       const meta = isObject(doc.metadata) ? doc.metadata : {};
+      const own = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
+      const at = view.namespaceOf(file);
+      const namespace = at !== undefined && (at.force || own === undefined) ? at.namespace : (own ?? 'default');
       const line = scanned.lines[document] ?? 1;
-      for (const view of views) {
-        const namespace = view.namespace ?? (typeof meta.namespace === 'string' ? meta.namespace : 'default');
-        const name = `${view.namePrefix ?? ''}${String(meta.name ?? '')}${view.nameSuffix ?? ''}`;
-        addObject(index, doc, { namespace, name, ...(view.root !== undefined && { root: view.root }) }, file, document, line);
-      }
+      const workload = addObject(index, doc, { namespace, name: String(meta.name ?? '') }, file, document, line);
+      if (workload) define(workload, { where: file, file, line });
     });
+  }
+  for (const object of view.objects) {
+    const scanned = files.get(object.file);
+    const doc = scanned?.documents[object.document];
+    if (!isObject(doc)) continue;
+    const line = scanned?.lines[object.document] ?? 1;
+    const ref = { namespace: object.namespace ?? 'default', name: object.name, root: object.root };
+    const workload = addObject(index, doc, ref, object.file, object.document, line);
+    if (!workload) continue;
+    workload.containers.push(...object.addedContainers.filter((added) => !workload.containers.some((c) => c.name === added.name)));
+    if (object.unmodelled !== undefined) {
+      const { ref } = workload;
+      index.conflicts.set(workloadKey(ref), { code: 'UnsupportedTransformer', message: `${ref.kind} ${ref.namespace}/${ref.name} is rendered by ${object.root}, where ${object.unmodelled}; kerf leaves it alone rather than guess` });
+      continue;
+    }
+    define(workload, { where: object.root, root: object.root, file: object.file, line });
+  }
+  for (const [key, found] of definitions) {
+    const [first] = found;
+    if (first === undefined) continue;
+    if (found.length === 1) {
+      if (!index.conflicts.has(key)) index.workloads.set(key, first.workload);
+      continue;
+    }
+    const roots = [...new Set(found.flatMap((d) => (d.root === undefined ? [] : [d.root])))].sort();
+    const plain = [...new Set(found.flatMap((d) => (d.root === undefined ? [d.file] : [])))].sort();
+    const by = [roots.length > 0 && `rendered by ${listOfNames(roots)}`, plain.length > 0 && `defined in ${listOfNames(plain)}`].filter(Boolean).join(' and ');
+    const sameRootTwice = roots.length === 1 && plain.length === 0;
+    const files = [...new Set(found.map((d) => d.file))].sort();
+    const { ref } = first.workload;
+    const label = `${ref.kind} ${ref.namespace}/${ref.name}`;
+    const message = sameRootTwice
+        ? `${label} is defined twice in root ${roots[0]} (in ${listOfNames(files)}); kustomize refuses such a tree`
+        : `${label} is ${by}; select this cluster's with \`roots\` or \`paths\` in .kerf/config.yaml`;
+    if (!index.conflicts.has(key)) index.conflicts.set(key, { code: 'DuplicateWorkload', message });
+    // Several roots rendering one identity is normal (a base for many clusters): an error only when targeted.
+    if (plain.length > 0 || sameRootTwice) index.errors.push({ code: 'DuplicateWorkload', file: first.file, line: first.line, object: key, message });
   }
   return index;
 }
@@ -232,9 +309,10 @@ function documentText(scanned: ScannedFile, document: number): string {
  * its namespace, as an invalid policy, with the parse error: a broken policy file must not turn
  * its workloads Unmanaged, let alone let another policy act on them.
  */
-function holdUnparsable(index: RepoIndex, scanned: ScannedFile, document: number, problem: PlanError, renderedNamespace: string | undefined): void {
+function holdUnparsable(index: RepoIndex, scanned: ScannedFile, document: number, problem: PlanError, at: { namespace: string; force: boolean } | undefined): void {
   const text = documentText(scanned, document);
-  const namespace = renderedNamespace ?? /\bnamespace:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1] ?? 'default';
+  const own = /\bnamespace:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1];
+  const namespace = at?.force ? at.namespace : (own ?? at?.namespace ?? 'default');
   if (/RightsizingPolicy|kerf\.getkerf\.dev/.test(text)) index.policies.push(unreadablePolicy(namespace, problem));
   // A workload that may be in it: its recommendation is refused naming the parse error, not "not in the repo".
   const kind = /^\s*kind:\s*["']?(Deployment|StatefulSet|DaemonSet)\b/m.exec(text)?.[1];
@@ -271,7 +349,7 @@ export function misspeltKerfObject(kind: string, apiVersion: string): { kind: (t
   return undefined;
 }
 
-function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): void {
+function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | undefined {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const misspelt = misspeltKerfObject(kind, apiVersion);
@@ -296,21 +374,12 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     const badName = nameProblem(workload.ref.name, 'name') ?? nameProblem(workload.ref.namespace, 'namespace');
     if (badName) {
       index.errors.push({ code: 'InvalidName', file, line, object: key, field: 'metadata.name', message: `${file}:${line}: ${key}: ${badName}; the workload is not read` });
-      return;
+      return undefined;
     }
-    const existing = index.workloads.get(key);
-    if (existing) {
-      index.errors.push({
-        file,
-        line,
-        object: key,
-        code: 'DuplicateWorkload',
-        message: `${key} is defined twice: in ${existing.source.file} and in ${file}; narrow the scan with \`paths\` in .kerf/config.yaml`,
-      });
-      return;
-    }
-    index.workloads.set(key, workload);
-  } else if (kind === 'PodDisruptionBudget') {
+    // Whether it is defined twice is for indexRepo, which sees every definition.
+    return workload;
+  }
+  if (kind === 'PodDisruptionBudget') {
     const minAvailable = intOrString(spec.minAvailable);
     const maxUnavailable = intOrString(spec.maxUnavailable);
     index.pdbs.push({
@@ -336,4 +405,5 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     index.errors.push(...errors);
     if (recommendation) index.recommendations.push(recommendation);
   }
+  return undefined;
 }

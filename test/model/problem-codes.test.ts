@@ -167,6 +167,16 @@ describe('hostile files are contained: one error for the file, the run goes on',
     expect(plan.decisions).toEqual([]);
   });
 
+  it('a broken workload file a kustomize root renders is held in the namespace the root gives it (UnparsableObject)', async () => {
+    const plan = await planOf({
+      'apps/cart.yaml': DEPLOYMENT.replace('namespace: shop, ', '').replace('labels: {app: cart}}', 'labels: {app: cart}'),
+      'apps/kustomization.yaml': 'namespace: shop\nresources: [cart.yaml]\n',
+    });
+    expect(plan.errors.map((e) => e.code)).toEqual(['YamlSyntax', 'UnparsableObject']);
+    expect(plan.errors[1]?.message).toContain('target shop/Deployment/cart is in apps/cart.yaml, which does not parse');
+    expect(plan.decisions).toEqual([]);
+  });
+
   it('a workload whose name is no Kubernetes name is not read (InvalidName)', async () => {
     const plan = await planOf({ 'apps/cart.yaml': DEPLOYMENT.replace('name: cart,', 'name: "`cart`",') });
     expect(plan.errors.map((e) => e.code)).toEqual(['InvalidName', 'TargetNotFound']);

@@ -46,6 +46,9 @@ export async function addHelmWorkloads(index: RepoIndex, config: KerfConfig): Pr
     try {
       const built = await mappedWorkload(index, mapping);
       if (index.workloads.has(key as string)) throw new MappingError('DuplicateWorkload', `${key} is in the repo as a manifest too; map it or keep the manifest, not both`);
+      // Manifests the index refused (several roots or files define them) are manifests too: the mapping must not hide that.
+      const conflict = index.conflicts.get(key as string);
+      if (conflict) throw new MappingError('DuplicateWorkload', `${key} is in the repo as a manifest too (${conflict.message}); map it or keep the manifests, not both`);
       index.workloads.set(key as string, built);
     } catch (error) {
       if (!(error instanceof MappingError)) throw error;

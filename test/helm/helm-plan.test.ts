@@ -143,6 +143,17 @@ describe('a broken helm: entry holds its workload', () => {
     expect(result.errors).toContainEqual(expect.objectContaining({ code: 'HelmValuesOverridden', file: 'apps/echo/release.yaml', message: expect.stringMatching(/spec\.values sets controllers\.main\.containers\.app\.resources too/) }));
   });
 
+  it('a mapped workload that manifests the index refused also define (#10 conflicts) is held, not planned from the values', async () => {
+    const repo = await copy();
+    const manifest = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: podinfo, namespace: podinfo}\nspec:\n  template:\n    spec:\n      containers:\n        - name: podinfo\n          image: podinfo\n';
+    await writeFile(join(repo, 'apps/podinfo/copy-a.yaml'), manifest);
+    await writeFile(join(repo, 'apps/podinfo/copy-b.yaml'), manifest);
+    const { plan: result, edits } = await plan(repo);
+    expect(result.errors).toContainEqual(expect.objectContaining({ code: 'DuplicateWorkload', field: 'helm[0]', message: expect.stringMatching(/podinfo is in the repo as a manifest too \(.*copy-a\.yaml.*\); map it or keep the manifests/) }));
+    expect(result.decisions.map((d) => d.target.name)).not.toContain('podinfo');
+    expect(edits.edits.map((edit) => edit.path)).not.toContain('apps/podinfo/release.yaml');
+  });
+
   it('a HelmRelease without spec.values is held: kerf edits values, it does not create them', async () => {
     const repo = await copy();
     const release = join(repo, 'apps/podinfo/release.yaml');

@@ -7,11 +7,13 @@ import { compiledWindows } from '../rules/window-state.js';
 import type { Plan } from './plan.js';
 import { didYouMean } from '../model/schema.js';
 import { matchesSelector } from '../rules/selector.js';
+import { suggestedPaths, unmappedReleases } from '../helm/releases.js';
 
 export type FindingCheck =
   | 'argo-ignore-differences'
   | 'argo-sync-windows'
   | 'branch-protection'
+  | 'helm-unmapped'
   | 'invalid-input'
   | 'invalid-window'
   | 'overlapping-windows'
@@ -214,6 +216,9 @@ function fromPlanErrors(index: RepoIndex, errors: readonly PlanError[]): Finding
       const nearest = nearestTarget(index, error);
       return { check: 'missing-target', severity: 'warning', ...where, message: nearest ? `${error.message}; ${nearest}` : error.message, fix: 'point spec.targetRef and metadata.namespace at the workload, add the workload to the repo (or to `paths` in .kerf/config.yaml), or delete the stale recommendation' };
     }
+    if (error.code === 'HelmWorkloadNotMapped') {
+      return { check: 'helm-unmapped', severity: 'error', ...where, message: error.message, fix: "add a helm: entry to .kerf/config.yaml that maps the workload to its release's values, with each container's resources path (one of the suggested ones, once you have checked the chart)" };
+    }
     return { check: 'invalid-input', severity: error.severity ?? 'error', ...where, message: error.message, fix: `fix ${error.field ?? 'the file'}; ${consequence(error)}` };
   });
 }
@@ -242,6 +247,18 @@ function checkBranchProtection(protection: BranchProtection | undefined): Findin
   return [{ check: 'branch-protection', severity: 'warning', message: `could not tell whether ${protection.branch} requires kerf/window: ${protection.detail}`, fix }];
 }
 
+/** A Helm release whose workloads kerf cannot edit until a `helm:` entry says where their resources are set. */
+function checkHelmReleases(index: RepoIndex, config: KerfConfig): Finding[] {
+  return unmappedReleases(index.helm?.releases ?? [], config.helm ?? []).map((release) => ({
+    check: 'helm-unmapped' as const,
+    severity: 'warning' as const,
+    file: release.file,
+    ...(release.line !== undefined && { line: release.line }),
+    message: `${release.owner} (Helm release ${release.release} in namespace ${release.namespace}) has no helm: entry in .kerf/config.yaml; recommendations for its workloads are refused`,
+    fix: `map each workload in .kerf/config.yaml helm: with the key path of each container's resources in the values; conventional paths (never applied until configured): ${suggestedPaths('<container>').join(', ')}`,
+  }));
+}
+
 export function diagnose(input: DoctorInput): Finding[] {
   const { index, plan, now, branchProtection } = input;
   return [
@@ -250,6 +267,7 @@ export function diagnose(input: DoctorInput): Finding[] {
     ...checkBranchProtection(branchProtection),
     ...fromPlanErrors(index, plan.errors),
     ...checkPoliciesMatchingNothing(index),
+    ...checkHelmReleases(index, input.config),
     ...fromPlanWarnings(plan.warnings),
   ];
 }

@@ -1,6 +1,7 @@
 // From pull-request decisions to file edits: one change set drives the edit, the commit message,
 // the PR body and the outputs (as in Flux image-automation's result type).
-import type { Change, Decision, PlanError, ResourceName, Workload } from '../model/types.js';
+import type { Change, Decision, HelmValuesSource, PlanError, ResourceName, Workload } from '../model/types.js';
+import { editHelmValues } from '../helm/values-edit.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { editResources, EditError, type ResourceEdit } from '../manifests/edit-resources.js';
@@ -62,6 +63,12 @@ function editDocument(work: Workspace, file: string, target: { document: number;
   const text = work.text(file);
   if (text === undefined) throw new UnsupportedSourceError(`${file}: not found in the scanned repo`);
   work.write(file, editResources(text, target, edits, file));
+}
+
+function editHelm(work: Workspace, source: HelmValuesSource, edits: ResourceEdit[]): void {
+  const text = work.text(source.file);
+  if (text === undefined) throw new UnsupportedSourceError(`${source.file}: not found in the scanned repo`);
+  work.write(source.file, editHelmValues(text, source, edits));
 }
 
 /** A container kerf leaves alone because one of its values cannot be written where kustomize takes it from. */
@@ -163,6 +170,7 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
       const work = new Workspace((path) => texts.get(path) ?? index.files.get(path)?.text);
       try {
         if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
+        else if (workload.helm) editHelm(work, workload.helm, toResourceEdits(decision.changes));
         else editDocument(work, workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
         for (const [path, text] of work.entries()) texts.set(path, text);
         applied.push(decision);

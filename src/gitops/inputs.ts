@@ -6,6 +6,7 @@ import { CONFIG_DEFAULTS, API_VERSION, validateRecommendation } from '../model/v
 import { decodeUtf8, indexRepo, misspeltKerfObject, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
 import { readConfigText } from '../manifests/config-file.js';
 import { documentLocator } from '../model/yaml-locate.js';
+import { addHelmWorkloads } from '../helm/workloads.js';
 import { applyKustomizeValues, buildGraph, kustomizeErrors } from '../manifests/kustomize-values.js';
 import { repoView } from '../manifests/targeting.js';
 
@@ -75,6 +76,7 @@ export async function scanRepo(repo: string, config: KerfConfig): Promise<RepoIn
     applyKustomizeValues(index, graph);
     index.kustomize = graph;
   }
+  await addHelmWorkloads(index, config);
   return index;
 }
 

@@ -12,6 +12,7 @@ import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
+import { helmTargetProblem } from '../helm/targets.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { planEdits } from './edits.js';
 
@@ -107,8 +108,10 @@ export function makePlan(input: PlanInput): Plan {
     if (!workload) {
       const unreadable = index.unreadable?.get(key);
       const conflict = index.conflicts.get(key);
+      const helm = helmTargetProblem(index, recommendation);
       if (unreadable) fail('UnparsableObject', 'spec.targetRef', `target ${key} is in ${unreadable.file}, which does not parse (${unreadable.message}); nothing is planned for it`);
       else if (conflict) fail(conflict.code, 'spec.targetRef', conflict.message);
+      else if (helm) fail(helm.code, 'spec.targetRef', helm.message);
       else {
         const near = nearestTargets(key, [...index.workloads.keys(), ...index.conflicts.keys()]);
         fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo${near.length > 0 ? `; nearest: ${near.join(', ')}` : ''}`);

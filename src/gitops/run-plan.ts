@@ -5,6 +5,7 @@ import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
 import { expandRecommendationPaths, InputError, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
 import { makePlan, type Plan } from './plan.js';
+import { unmappedLiveHelm } from '../helm/live.js';
 import { aboutThisRepo, clusterVpas, fromVpas, wantsVpa } from '../import/from-vpas.js';
 import { DEFAULT_IMPORT_OPTIONS, type Skip } from '../import/resources.js';
 
@@ -42,7 +43,7 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
       cluster = read.view;
       recommendations = recommendationsInRepo(cluster, index).map((view) => view.recommendation);
       index = withClusterFacts(index, cluster);
-      index.errors.push(...read.errors);
+      index.errors.push(...read.errors, ...unmappedLiveHelm(cluster.state, index, cluster.facts.recommendations.map((view) => view.recommendation)));
     }
   } else if (wantsVpa(options.recommendations)) {
     if (!options.cluster) throw new InputError('--recommendations vpa needs a cluster: KUBECONFIG or an in-cluster service account');

@@ -26,6 +26,21 @@ export interface ResourceEdit {
   to: string | null;
 }
 
+/**
+ * Where a document keeps the containers to edit: a pod template (the default) or, for a Helm
+ * chart, the mappings of its values that hold each container's `resources`.
+ */
+export interface ContainerLocator {
+  /** The container's mapping and every node from the root down to it (for anchor checks). */
+  nodes(doc: Document, name: string, subject: EditErrorSubject): { container: YAMLMap; path: unknown[] };
+  /** The same mapping in `toJS()` output, or undefined. */
+  js(document: unknown, name: string): Record<string, unknown> | undefined;
+  /** Whether the document's kind and name must match the target's (values have none). */
+  identified: boolean;
+  /** The problem of a container it cannot find. */
+  notFound(name: string): string;
+}
+
 /** The object to edit: its 0-based index among the file's YAML documents (as `parseAllDocuments` counts them), kind and name. */
 export interface DocumentTarget {
   document: number;
@@ -43,7 +58,7 @@ const GROUPS = ['requests', 'limits'] as const;
  * the file's style; a mapping emptied by a removal goes too. Throws `EditError` rather than
  * return text that does not re-parse to exactly the requested change.
  */
-export function editResources(text: string, target: DocumentTarget, edits: ResourceEdit[], file: string): string {
+export function editResources(text: string, target: DocumentTarget, edits: ResourceEdit[], file: string, locator: ContainerLocator = POD_TEMPLATE): string {
   const object = `${target.kind}/${target.name}`;
   const docs = parseAllDocuments(text, PARSE_OPTIONS);
   const broken = docs.find((doc) => doc.errors.length > 0);
@@ -56,7 +71,7 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
   if (!doc) throw new EditError('DocumentMismatch', { file, object }, `has no document ${target.document} (it has ${docs.length})`);
   const kind: unknown = doc.get('kind');
   const name: unknown = doc.getIn(['metadata', 'name']);
-  if (kind !== target.kind || name !== target.name) {
+  if (locator.identified && (kind !== target.kind || name !== target.name)) {
     throw new EditError('DocumentMismatch', { file, object }, `document ${target.document} is ${String(kind)}/${String(name)}`);
   }
   const before = documentsJs(docs);
@@ -66,7 +81,7 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
     // A request or limit below zero is no resource amount; the API server would refuse the manifest.
     if (quantity(edit.to, subject).compare(ZERO) < 0) throw new EditError('InvalidQuantity', subject, `${edit.to} is negative`);
   }
-  const effective = checkEdits(before[target.document], edits, { file, object });
+  const effective = checkEdits(before[target.document], edits, { file, object }, locator);
 
   // The slice edited and re-parsed on its own starts where the previous document ends, so the
   // directives (`%TAG`) of this document come along.
@@ -77,16 +92,17 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
   const styles = new Map<string, QuoteStyle>();
   for (const edit of effective) {
     const subject = { file, object, container: edit.container };
-    if (!styles.has(edit.container)) styles.set(edit.container, newValueStyle(locateContainer(doc, edit.container, subject).container));
+    if (!styles.has(edit.container)) styles.set(edit.container, newValueStyle(locator.nodes(doc, edit.container, subject).container));
   }
   const settingsOf = (edit: ResourceEdit): EditSettings => ({
     subject: { file, object, container: edit.container, field: edit.field },
+    locator,
     eol,
     style: styles.get(edit.container) ?? 'PLAIN',
   });
   const edited = editAtOnce(doc, text, effective, settingsOf) ?? editOneByOne(text, start, end, effective, settingsOf);
 
-  const problem = findEditProblem(before, edited, target.document, edits);
+  const problem = findEditProblem(before, edited, target.document, edits, locator.js);
   if (problem) throw new EditError('VerifyFailed', { file, object }, problem);
   return edited;
 }
@@ -96,11 +112,11 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
  * left above its limit, and drops removals of fields that are absent by then (so an aliased
  * mapping is not copied for nothing). Returns the edits that change something.
  */
-function checkEdits(document: unknown, edits: readonly ResourceEdit[], subject: EditErrorSubject): ResourceEdit[] {
+function checkEdits(document: unknown, edits: readonly ResourceEdit[], subject: EditErrorSubject, locator: ContainerLocator): ResourceEdit[] {
   const effective: ResourceEdit[] = [];
   for (const containerName of new Set(edits.map((edit) => edit.container))) {
-    const found = findContainerJs(document, containerName);
-    if (!found) throw new EditError('ContainerNotFound', { ...subject, container: containerName }, 'has no such container or init container in spec.template.spec');
+    const found = locator.js(document, containerName);
+    if (!found) throw new EditError('ContainerNotFound', { ...subject, container: containerName }, locator.notFound(containerName));
     const container = cloneTree(found);
     const own = edits.filter((edit) => edit.container === containerName);
     for (const edit of own) {
@@ -136,6 +152,7 @@ function quantity(value: string, subject: EditErrorSubject): ReturnType<typeof p
 /** Applies one edit to the document's text, re-parsing after each alias copy. */
 interface EditSettings {
   subject: EditErrorSubject;
+  locator: ContainerLocator;
   eol: string;
   /** Quoting for values the file has no quoting of its own for. */
   style: QuoteStyle;
@@ -185,13 +202,13 @@ interface PlannedStep {
   again: boolean;
 }
 
-function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, eol, style }: EditSettings): PlannedStep {
+function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, locator, eol, style }: EditSettings): PlannedStep {
   const targets = aliasTargets(doc);
   const fail = (code: 'SharedAnchor' | 'UnsupportedNode', problem: string): EditError => new EditError(code, subject, problem);
   const guard = (node: unknown, what: string): void => {
     if (targets.has(node)) throw fail('SharedAnchor', `${what} is anchor &${(node as Node & { anchor?: string }).anchor} used by an alias; editing it would change every user`);
   };
-  const { container, path } = locateContainer(doc, edit.container, subject);
+  const { container, path } = locator.nodes(doc, edit.container, subject);
   path.forEach((node) => guard(node, 'the container or an object above it'));
   const [group, resource] = splitField(edit.field);
   const ctx: OpContext = {
@@ -257,6 +274,8 @@ function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, eo
   if (missing.pair) return { splices: fillEmpty(ctx, missing.pair, missing.at, content), again: false };
   return { splices: insertIntoMap(ctx, missing.at, { key: missing.key, value: content }), again: false };
 }
+
+const POD_TEMPLATE: ContainerLocator = { nodes: locateContainer, js: findContainerJs, identified: true, notFound: () => 'has no such container or init container in spec.template.spec' };
 
 /** The container mapping and every node from the document root down to it (for anchor checks). */
 function locateContainer(doc: Document, name: string, subject: EditErrorSubject): { container: YAMLMap; path: unknown[] } {

@@ -12,7 +12,13 @@ export function documentsJs(docs: ReturnType<typeof parseAllDocuments>): unknown
 }
 
 /** What is wrong with `edited` as the result of `changes` on document `index` of `before`; undefined when nothing is. */
-export function findEditProblem(before: readonly unknown[], edited: string, index: number, changes: readonly FieldChange[]): string | undefined {
+export function findEditProblem(
+  before: readonly unknown[],
+  edited: string,
+  index: number,
+  changes: readonly FieldChange[],
+  findContainer: (document: unknown, name: string) => Record<string, unknown> | undefined = findContainerJs,
+): string | undefined {
   const docs = parseAllDocuments(edited, PARSE_OPTIONS);
   const error = docs.flatMap((doc) => doc.errors)[0];
   if (error) return `the edited text does not parse: ${error.message.split('\n')[0]}`;
@@ -21,8 +27,8 @@ export function findEditProblem(before: readonly unknown[], edited: string, inde
   const expected = cloneTree(before[index]);
   const actual = cloneTree(after[index]);
   for (const name of new Set(changes.map((change) => change.container))) {
-    const want = findContainerJs(expected, name);
-    const got = findContainerJs(actual, name);
+    const want = findContainer(expected, name);
+    const got = findContainer(actual, name);
     if (!want || !got) return `container "${name}" is missing after the edit`;
     const own = changes.filter((change) => change.container === name);
     applyChangesJs(want, own);

@@ -15,6 +15,7 @@ import { workloadFromObject } from '../model/workload.js';
 import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
 import { documentLocator } from '../model/yaml-locate.js';
+import type { HelmIndex } from '../helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 
 export interface ScannedFile {
@@ -45,6 +46,8 @@ export interface RepoIndex {
   unreadable?: Map<string, PlanError>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
   kustomize?: KustomizeGraph;
+  /** Helm releases in the repo and `helm:` entries that hold their workload. */
+  helm?: HelmIndex;
 }
 
 /** An object as a kustomize root renders it: the identity it gets there and the document it comes from. */
@@ -78,7 +81,7 @@ const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 
  * Cheap screening: a file that names none of these kinds, and not kerf's API group (a misspelt
  * kind of kerf's must still be reported), cannot matter to the plan.
  */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject)\b|kerf\.getkerf\.dev/;
+const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject|HelmRelease)\b|kerf\.getkerf\.dev/;
 
 /** A JSON 6902 patch file names no kind, yet can change a workload's identity or resources. */
 const JSON6902_PATCH = /^\s*-\s*\{?\s*["']?op["']?\s*:/m;

@@ -171,6 +171,43 @@ export interface KerfConfig {
   autoMerge?: boolean;
   /** One dashboard issue per repo listing every change kerf holds, proposes or has applied. Default true. */
   dashboard?: boolean;
+  /** Workloads a Helm chart renders: where the values that set their resources live. */
+  helm?: HelmMapping[];
+}
+
+/** One `helm:` entry of `.kerf/config.yaml`; exactly one of `helmRelease`, `application`, `valuesFile`. */
+export interface HelmMapping {
+  /** The workload as it runs in the cluster. */
+  workload: { namespace: string; kind: string; name: string };
+  /** A Flux HelmRelease: `spec.values`, or the ConfigMap/Secret of one of its `valuesFrom`. */
+  helmRelease?: { file: string; name: string; valuesFrom?: { file: string; kind: 'ConfigMap' | 'Secret'; name: string; valuesKey?: string } };
+  /** An Argo CD Application: `helm.valuesObject` or the `helm.values` string of `spec.source` (or `spec.sources[source]`). */
+  application?: { file: string; name: string; source?: number; values?: 'valuesObject' | 'values' };
+  /** A plain values file in the repo (e.g. an Application's `valueFiles` entry). */
+  valuesFile?: string;
+  /** Per container name: the dotted key path of its `resources` block in the values. */
+  containers: Record<string, string>;
+  /** The dotted key path of the replica count in the values, when the chart has one. */
+  replicas?: string;
+  /** The rendered workload's labels, for policy selectors. */
+  labels?: Record<string, string>;
+  /** Index of the entry in `helm:`, for error fields. */
+  index: number;
+  /** Why the entry cannot be used (the schema's problems); the workload is held. */
+  invalid?: string;
+}
+
+/** Where a Helm-rendered workload's values are, resolved from its `helm:` entry. */
+export interface HelmValuesSource {
+  /** The object whose values these are, e.g. `HelmRelease apps/podinfo`, for messages. */
+  owner: string;
+  file: string;
+  document: number;
+  /** Keys from the document root to the values mapping (`[]` for a values file), or to the YAML string holding them when `embedded`. */
+  valuesPath: string[];
+  embedded: boolean;
+  /** Per container: keys from the values root to its `resources`. */
+  containers: Record<string, string[]>;
 }
 
 export interface Pricing {
@@ -222,6 +259,8 @@ export interface Workload {
   containers: ContainerSpec[];
   /** Where it is written: file, line, document index and the name as written (before kustomize affixes). */
   source: SourceLocation & { document: number; name: string; root?: string };
+  /** Set when a Helm chart renders it: kerf edits these values, not a manifest. */
+  helm?: HelmValuesSource;
 }
 
 export interface PodDisruptionBudget {

@@ -6,6 +6,7 @@
 import type {
   ContainerRecommendation,
   KerfConfig,
+  HelmMapping,
   LabelSelector,
   PlanError,
   Pricing,
@@ -341,6 +342,16 @@ export function branchPrefixProblem(prefix: string): string | undefined {
   return undefined;
 }
 
+/** `helm:` entries, each with its index; one the schema refuses stays, marked invalid, so its workload is held rather than left to a guess. */
+function helmMappings(list: unknown, issues: readonly { path: Path; message: string }[]): HelmMapping[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((entry, index) => {
+    const own = issues.filter((issue) => issue.path[0] === 'helm' && issue.path[1] === index).map((issue) => `${fieldPath(issue.path)}: ${issue.message}`);
+    const mapping = { ...(isObject(entry) ? entry : {}), index } as unknown as HelmMapping;
+    return own.length > 0 ? { ...mapping, invalid: own.join('; ') } : mapping;
+  });
+}
+
 /**
  * Validates the parsed `.kerf/config.yaml`. Unknown keys are errors naming the key. A field with
  * a problem keeps its default, except the safety switches: a `pause` or `freeze` that is present
@@ -403,6 +414,7 @@ export function validateConfig(doc: unknown, source: string | ValidationSource):
     ...(isObject(value.pricing) && !broken(['pricing']) && { pricing: value.pricing as unknown as Pricing }),
     ...(typeof value.autoMerge === 'boolean' && { autoMerge: value.autoMerge }),
     ...(typeof value.dashboard === 'boolean' && { dashboard: value.dashboard }),
+    helm: helmMappings(value.helm, issues),
   };
   return { config, errors: problems.errors };
 }

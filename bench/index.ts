@@ -13,6 +13,8 @@ import type { LatencyRun, WebhookBenchmark } from './webhook-latency.js';
 
 /** KERF_BENCH_QUICK=1: tiny repos, one run, no stand-in benchmarks, bars reported but not enforced (the suite's smoke test). */
 const QUICK = process.env.KERF_BENCH_QUICK === '1';
+/** KERF_BENCH_ONLY=name,name: only these sections (as named in their first line). */
+const ONLY = process.env.KERF_BENCH_ONLY;
 const BAR = '  ← OVER THE BAR';
 const GOAL = '  ← over the goal';
 const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(0));
@@ -20,6 +22,7 @@ const plural = (count: number, word: string, suffix = 's') => `${count} ${word}$
 
 /** Runs one benchmark; one that throws is reported and fails the run, and the others go on. */
 async function section(name: string, run: () => Promise<void>): Promise<void> {
+  if (ONLY && !ONLY.split(',').includes(name)) return;
   globalThis.gc?.();
   try {
     await run();

@@ -3,7 +3,7 @@
 import type { Change, Decision, PlanError, ResourceName, Workload } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
-import { editResources, EditError, type ResourceEdit } from '../manifests/edit-resources.js';
+import { EditError, ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
 import { KustomizeError } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
 import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
@@ -28,32 +28,74 @@ export class UnsupportedSourceError extends Error {
   readonly code = 'UnsupportedSource';
 }
 
-/** Texts as edited so far: a decision's edits see each other's, and land together or not at all. */
+/** A file as a decision sees it: an editor over its text, and the documents the decision edited. */
+interface Staged {
+  editor: ResourceFileEditor;
+  documents: Map<number, string>;
+}
+
+/**
+ * Files as edited so far. Resource edits of one file share one editor (one parse, one assembly at
+ * the end, however many workloads the file holds); a decision's edits see each other's, and land
+ * together or not at all.
+ */
 class Workspace {
-  private readonly pending = new Map<string, string>();
+  private readonly committed = new Map<string, ResourceFileEditor>();
+  private staged = new Map<string, Staged>();
   constructor(private readonly read: (path: string) => string | undefined) {}
 
+  private stage(path: string): Staged | undefined {
+    let staged = this.staged.get(path);
+    if (!staged) {
+      let editor = this.committed.get(path);
+      if (!editor) {
+        const text = this.read(path);
+        if (text === undefined) return undefined;
+        editor = new ResourceFileEditor(text, path);
+        this.committed.set(path, editor);
+      }
+      staged = { editor, documents: new Map() };
+      this.staged.set(path, staged);
+    }
+    return staged;
+  }
+
+  editDocument(file: string, target: DocumentTarget, edits: ResourceEdit[]): void {
+    const staged = this.stage(file);
+    if (!staged) throw new UnsupportedSourceError(`${file}: not found in the scanned repo`);
+    staged.documents.set(target.document, staged.editor.edit(target, edits, staged.documents.get(target.document)));
+  }
+
   text(path: string): string | undefined {
-    return this.pending.get(path) ?? this.read(path);
+    const staged = this.stage(path);
+    return staged?.editor.render(staged.documents);
   }
 
   write(path: string, text: string): void {
-    this.pending.set(path, text);
+    this.staged.set(path, { editor: new ResourceFileEditor(text, path), documents: new Map() });
   }
 
-  entries(): IterableIterator<[string, string]> {
-    return this.pending.entries();
+  /** Keeps the current decision's edits; `discard` drops them. */
+  commit(): void {
+    for (const [path, { editor, documents }] of this.staged) {
+      for (const [document, slice] of documents) editor.commit(document, slice);
+      this.committed.set(path, editor);
+    }
+    this.staged = new Map();
+  }
+
+  discard(): void {
+    this.staged = new Map();
+  }
+
+  /** Every file a committed decision touched, with its text now. */
+  *results(): IterableIterator<[string, string]> {
+    for (const [path, editor] of this.committed) yield [path, editor.render()];
   }
 }
 
 function toResourceEdits(changes: readonly Change[]): ResourceEdit[] {
   return changes.map(({ container, field, to }) => ({ container, field, to }));
-}
-
-function editDocument(work: Workspace, file: string, target: { document: number; kind: string; name: string }, edits: ResourceEdit[]): void {
-  const text = work.text(file);
-  if (text === undefined) throw new UnsupportedSourceError(`${file}: not found in the scanned repo`);
-  work.write(file, editResources(text, target, edits, file));
 }
 
 /** Under kustomize, each field goes where its value really comes from: the defining file, or kerf's overlay patch. */
@@ -87,7 +129,7 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
     overlays.set(path, entry);
   }
   for (const { decision, changes: documentChanges } of documents.values()) {
-    editDocument(work, decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
+    work.editDocument(decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
   }
   for (const [path, { decision, containers }] of overlays) {
     work.write(path, renderOverlayPatch(work.text(path), decision.target, [...containers.values()], { order: decision.order, file: path }));
@@ -103,20 +145,20 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
  * others go on.
  */
 export function planEdits(index: RepoIndex, decisions: readonly Decision[]): EditPlan {
-  const texts = new Map<string, string>();
+  const work = new Workspace((path) => index.files.get(path)?.text);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
   for (const decision of decisions) {
     if (decision.action !== 'pull-request' || decision.changes.length === 0) continue;
     const workload = index.workloads.get(workloadKey(decision.target));
     if (!workload) continue;
-    const work = new Workspace((path) => texts.get(path) ?? index.files.get(path)?.text);
     try {
       if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
-      else editDocument(work, workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
-      for (const [path, text] of work.entries()) texts.set(path, text);
+      else work.editDocument(workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
+      work.commit();
       applied.push(decision);
     } catch (error) {
+      work.discard();
       if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
       errors.push({
         file: error instanceof EditError ? error.file : workload.source.file,
@@ -126,7 +168,7 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
       });
     }
   }
-  const edits = [...texts]
+  const edits = [...work.results()]
     .map(([path, after]) => ({ path, before: index.files.get(path)?.text ?? '', after }))
     .filter((edit) => edit.before !== edit.after);
   return { edits, applied, errors };

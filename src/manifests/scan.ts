@@ -13,6 +13,7 @@ import type {
 import { workloadFromObject } from '../model/workload.js';
 import { API_GROUP, validatePolicy, validateRecommendation } from '../model/validate.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
+import { screenDocuments } from './screen.js';
 
 export interface ScannedFile {
   text: string;
@@ -52,8 +53,6 @@ export interface RenderingView {
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
-/** Cheap screening: a file that names none of these kinds cannot matter to the plan. */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|AppProject)\b/;
 
 export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
   return `${ref.namespace}/${ref.kind}/${ref.name}`;
@@ -84,12 +83,24 @@ export async function readRepoFiles(
   names.sort();
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];
+  const kustomizations = new Map<string, string>();
+  for (const name of names.filter(isKustomizationFile)) kustomizations.set(name, await readFile(join(root, name), 'utf8'));
+  const included = namedByKustomizations(kustomizations.values());
   for (const name of names) {
-    const text = await readFile(join(root, name), 'utf8');
-    if (!isKustomizationFile(name) && !INTERESTING.test(text)) continue;
-    files.set(name, parseFile(name, text, errors));
+    const text = kustomizations.get(name) ?? (await readFile(join(root, name), 'utf8'));
+    // What kustomize may render is read whole: its Services and ConfigMaps are objects of the rendering too.
+    const screened = kustomizations.has(name) || included.has(name.slice(name.lastIndexOf('/') + 1)) ? text : screenDocuments(text);
+    if (screened === undefined) continue;
+    files.set(name, { ...parseFile(name, screened, errors), text });
   }
   return { files, errors };
+}
+
+/** The file names a kustomization mentions (a superset of those it includes: each is named in some kustomization's text). */
+function namedByKustomizations(texts: Iterable<string>): Set<string> {
+  const named = new Set<string>();
+  for (const text of texts) for (const token of text.split(/[\s"',[\]{}]+/)) named.add(token.slice(token.lastIndexOf('/') + 1));
+  return named;
 }
 
 export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile {

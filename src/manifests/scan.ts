@@ -17,7 +17,10 @@ import { screenDocuments } from './screen.js';
 
 export interface ScannedFile {
   text: string;
-  /** toJS() of each YAML document, in order; null for a document that did not parse. */
+  /**
+   * toJS() of each YAML document, in order; null for a document that did not parse, was screened
+   * out by its kind, or, outside kustomize renderings, is held by the index as what it is.
+   */
   documents: unknown[];
   /** 1-based first line of each document. */
   lines: number[];
@@ -142,22 +145,28 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, renderi
   const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors };
   for (const [file, scanned] of files) {
     if (isKustomizationFile(file) || renderings.isPatch(file)) continue;
-    const views = renderings.renderingsOf(file) ?? [{}];
+    const rendered = renderings.renderingsOf(file);
+    const views = rendered ?? [{}];
     scanned.documents.forEach((doc, document) => {
       if (!isObject(doc) || typeof doc.kind !== 'string') return;
       const meta = isObject(doc.metadata) ? doc.metadata : {};
       const line = scanned.lines[document] ?? 1;
+      let indexed = false;
       for (const view of views) {
         const namespace = view.namespace ?? (typeof meta.namespace === 'string' ? meta.namespace : 'default');
         const name = `${view.namePrefix ?? ''}${String(meta.name ?? '')}${view.nameSuffix ?? ''}`;
-        addObject(index, doc, { namespace, name, ...(view.root !== undefined && { root: view.root }) }, file, document, line);
+        indexed = addObject(index, doc, { namespace, name, ...(view.root !== undefined && { root: view.root }) }, file, document, line) || indexed;
       }
+      // Memory bounded by the fleet, not the repo's bytes: what the index now holds is not kept
+      // twice. Kustomize resolves rendered files' documents again, so those stay.
+      if (indexed && rendered === undefined) scanned.documents[document] = null;
     });
   }
   return index;
 }
 
-function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): void {
+/** Adds a workload, PDB, HPA, policy or recommendation to the index; whether `doc` was one. */
+function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): boolean {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const spec = isObject(doc.spec) ? doc.spec : {};
@@ -180,7 +189,7 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
         object: key,
         message: `${key} is defined twice: in ${existing.source.file} and in ${file}; narrow the scan with \`paths\` in .kerf/config.yaml`,
       });
-      return;
+      return true;
     }
     index.workloads.set(key, workload);
   } else if (kind === 'PodDisruptionBudget') {
@@ -207,5 +216,6 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     const { recommendation, errors } = validateRecommendation(withRef, { file, line });
     index.errors.push(...errors);
     if (recommendation) index.recommendations.push(recommendation);
-  }
+  } else return false;
+  return true;
 }

@@ -1,5 +1,7 @@
 // From pull-request decisions to file edits: one change set drives the edit, the commit message,
 // the PR body and the outputs (as in Flux image-automation's result type).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Change, Decision, PlanError, ResourceName, Workload } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
@@ -26,6 +28,15 @@ export interface EditPlan {
 /** A change kerf cannot write where kustomize takes the value from (e.g. a JSON 6902 patch of the root). */
 export class UnsupportedSourceError extends Error {
   readonly code = 'UnsupportedSource';
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** A file as a decision sees it: an editor over its text, and the documents the decision edited. */
@@ -145,7 +156,13 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
  * others go on.
  */
 export function planEdits(index: RepoIndex, decisions: readonly Decision[]): EditPlan {
-  const work = new Workspace((path) => index.files.get(path)?.text);
+  // The scan keeps no texts: the files to edit are read again, as they are now.
+  const originals = new Map<string, string | undefined>();
+  const read = (path: string): string | undefined => {
+    if (!originals.has(path)) originals.set(path, index.files.has(path) ? readText(join(index.root, path)) : undefined);
+    return originals.get(path);
+  };
+  const work = new Workspace(read);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
   for (const decision of decisions) {
@@ -169,7 +186,7 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
     }
   }
   const edits = [...work.results()]
-    .map(([path, after]) => ({ path, before: index.files.get(path)?.text ?? '', after }))
+    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
     .filter((edit) => edit.before !== edit.after);
   return { edits, applied, errors };
 }

@@ -2,9 +2,9 @@ import { posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KustomizeWarning } from './kustomize-error.js';
 
-/** One YAML file of the repo as the scanner read it: its text and `toJS()` of each document. */
+/** One YAML file of the repo as the scanner read it: `toJS()` of each document (the repo scan keeps no text). */
 export interface ParsedYamlFile {
-  text: string;
+  text?: string;
   documents: unknown[];
 }
 /** Repo-relative POSIX path → parsed file. Kustomization files named `Kustomization` belong here too. */

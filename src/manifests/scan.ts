@@ -16,7 +16,8 @@ import type { KustomizeGraph } from './kustomize-graph.js';
 import { screenDocuments } from './screen.js';
 
 export interface ScannedFile {
-  text: string;
+  /** The text parsed; the repo scan drops it (edits read the few files they touch again). */
+  text?: string;
   /**
    * toJS() of each YAML document, in order; null for a document that did not parse, was screened
    * out by its kind, or, outside kustomize renderings, is held by the index as what it is.
@@ -94,7 +95,8 @@ export async function readRepoFiles(
     // What kustomize may render is read whole: its Services and ConfigMaps are objects of the rendering too.
     const screened = kustomizations.has(name) || included.has(name.slice(name.lastIndexOf('/') + 1)) ? text : screenDocuments(text);
     if (screened === undefined) continue;
-    files.set(name, { ...parseFile(name, screened, errors), text });
+    const { documents, lines } = parseFile(name, screened, errors);
+    files.set(name, { documents, lines });
   }
   return { files, errors };
 }

@@ -1,6 +1,6 @@
 // Walks a repo once, parses every YAML file once, and indexes what the rules need.
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type {
   HorizontalPodAutoscaler,
@@ -89,11 +89,11 @@ export async function readRepoFiles(
   const errors: PlanError[] = [];
   const kustomizations = new Map<string, string>();
   for (const name of names.filter(isKustomizationFile)) kustomizations.set(name, await readFile(join(root, name), 'utf8'));
-  const included = namedByKustomizations(kustomizations.values());
+  const included = namedByKustomizations(kustomizations);
   for (const name of names) {
     const text = kustomizations.get(name) ?? (await readFile(join(root, name), 'utf8'));
     // What kustomize may render is read whole: its Services and ConfigMaps are objects of the rendering too.
-    const screened = kustomizations.has(name) || included.has(name.slice(name.lastIndexOf('/') + 1)) ? text : screenDocuments(text);
+    const screened = kustomizations.has(name) || included.has(name) ? text : screenDocuments(text);
     if (screened === undefined) continue;
     const { documents, lines } = parseFile(name, screened, errors);
     files.set(name, { documents, lines });
@@ -101,10 +101,17 @@ export async function readRepoFiles(
   return { files, errors };
 }
 
-/** The file names a kustomization mentions (a superset of those it includes: each is named in some kustomization's text). */
-function namedByKustomizations(texts: Iterable<string>): Set<string> {
+/**
+ * The repo paths kustomizations mention, each word of their text taken as a path from the
+ * kustomization's directory: a superset of the files they include (resources, patches, components
+ * are all named so).
+ */
+function namedByKustomizations(kustomizations: ReadonlyMap<string, string>): Set<string> {
   const named = new Set<string>();
-  for (const text of texts) for (const token of text.split(/[\s"',[\]{}]+/)) named.add(token.slice(token.lastIndexOf('/') + 1));
+  for (const [file, text] of kustomizations) {
+    const dir = posix.dirname(file);
+    for (const token of text.split(/[\s"',[\]{}]+/)) if (token !== '') named.add(posix.join(dir, token));
+  }
   return named;
 }
 

@@ -122,6 +122,7 @@ async function main(): Promise<void> {
     const { benchmarkHelperMemory } = await import('./helper-memory.js');
     const result = await benchmarkHelperMemory();
     console.log(`helper memory: the helper process watching ${result.pods} pods (${(result.podBytes / 1024).toFixed(1)} KiB of JSON each), 200 Deployments with recommendations, 100 nodes; then 2,000 pod updates`);
+    console.log(`  idle RSS         ${result.idleMiB.toFixed(0)} MiB (a helper watching an empty cluster)`);
     console.log(`  started in       ${result.startMs.toFixed(0)} ms (caches listed)`);
     console.log(`  RSS              ${result.listedMiB.toFixed(0)} MiB listed, ${result.endMiB.toFixed(0)} MiB after the updates`);
     console.log(row('peak RSS', result.peakMiB, `${result.peakMiB.toFixed(0)} MiB`, 150, 100, ' MiB'));

@@ -200,7 +200,8 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
       });
       return true;
     }
-    index.workloads.set(key, workload);
+    // A copy: strings cut from the parse can be slices that keep the whole file's text alive.
+    index.workloads.set(key, structuredClone(workload));
   } else if (kind === 'PodDisruptionBudget') {
     const minAvailable = intOrString(spec.minAvailable);
     const maxUnavailable = intOrString(spec.maxUnavailable);

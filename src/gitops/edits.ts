@@ -53,7 +53,11 @@ interface Staged {
 class Workspace {
   private readonly committed = new Map<string, ResourceFileEditor>();
   private staged = new Map<string, Staged>();
-  constructor(private readonly read: (path: string) => string | undefined) {}
+  constructor(
+    private readonly read: (path: string) => string | undefined,
+    /** How many documents the scan found in a file, so its editor parses only those it edits. */
+    private readonly documentCount: (path: string) => number | undefined,
+  ) {}
 
   private stage(path: string): Staged | undefined {
     let staged = this.staged.get(path);
@@ -62,7 +66,7 @@ class Workspace {
       if (!editor) {
         const text = this.read(path);
         if (text === undefined) return undefined;
-        editor = new ResourceFileEditor(text, path);
+        editor = new ResourceFileEditor(text, path, this.documentCount(path));
         this.committed.set(path, editor);
       }
       staged = { editor, documents: new Map() };
@@ -162,7 +166,7 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
     if (!originals.has(path)) originals.set(path, index.files.has(path) ? readText(join(index.root, path)) : undefined);
     return originals.get(path);
   };
-  const work = new Workspace(read);
+  const work = new Workspace(read, (path) => index.files.get(path)?.documents.length);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
   for (const decision of decisions) {

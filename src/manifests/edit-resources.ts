@@ -14,6 +14,7 @@ import type { NewEntry, OpContext } from './edit-map-ops.js';
 import { applySplices, detectEol, renderScalar } from './edit-text.js';
 import type { QuoteStyle, Splice } from './edit-text.js';
 import { findEditProblem } from './edit-verify.js';
+import { documentBounds } from './screen.js';
 import { aliasTargets, detectIndentStep, findPair, hasNestedAnchors, isEmptyValue, PARSE_OPTIONS, quoteStyleOf } from './edit-yaml.js';
 
 export { EditError } from './edit-error.js';
@@ -56,38 +57,57 @@ export function editResources(text: string, target: DocumentTarget, edits: Resou
  * The cost is one parse of the file plus one of each edited document, however many edits.
  */
 export class ResourceFileEditor {
-  private parsed?: { docs: Document.Parsed[]; broken?: YAMLError };
+  private layout?: Layout;
   private eol?: string;
   private readonly slices = new Map<number, string>();
 
+  /**
+   * `documents`: how many documents the scan found in `text`. When the markers split the text
+   * into as many, only the documents edited are parsed; otherwise the whole text is.
+   */
   constructor(
     readonly text: string,
     readonly file: string,
+    private readonly documents?: number,
   ) {}
 
-  private documents(): { docs: Document.Parsed[]; broken?: YAMLError } {
-    if (!this.parsed) {
-      const docs = parseAllDocuments(this.text, PARSE_OPTIONS) as Document.Parsed[];
-      const broken = docs.find((doc) => doc.errors.length > 0)?.errors[0];
-      this.parsed = { docs, ...(broken && { broken }) };
+  private documentLayout(): Layout {
+    if (!this.layout) {
+      const bounds = this.documents === undefined ? undefined : documentBounds(this.text);
+      if (bounds && bounds.length === this.documents) this.layout = { bounds };
+      else {
+        const docs = parseAllDocuments(this.text, PARSE_OPTIONS) as Document.Parsed[];
+        const broken = docs.find((doc) => doc.errors.length > 0)?.errors[0];
+        this.layout = { bounds: docs.map((doc, i) => ({ start: docs[i - 1]?.range[2] ?? 0, end: doc.range[2] })), docs, ...(broken && { broken }) };
+      }
     }
-    return this.parsed;
+    return this.layout;
   }
 
   /** The new text of document `target.document` after `edits`, on top of `current` (its text as edited so far, if it was); commits nothing. */
   edit(target: DocumentTarget, edits: ResourceEdit[], current = this.slices.get(target.document)): string {
     const { file } = this;
     const object = `${target.kind}/${target.name}`;
-    const { docs, broken } = this.documents();
-    if (broken) {
-      const line = broken.linePos?.[0]?.line;
-      throw new EditError('InvalidYaml', { file, object }, `does not parse${line ? ` at line ${line}` : ''}: ${broken.message.split('\n')[0]}`);
-    }
-    const original = docs[target.document];
-    if (!original) throw new EditError('DocumentMismatch', { file, object }, `has no document ${target.document} (it has ${docs.length})`);
+    const layout = this.documentLayout();
+    const invalid = (error: YAMLError) => {
+      const line = error.linePos?.[0]?.line;
+      return new EditError('InvalidYaml', { file, object }, `does not parse${line ? ` at line ${line}` : ''}: ${error.message.split('\n')[0]}`);
+    };
+    if (layout.broken) throw invalid(layout.broken);
+    const bounds = layout.bounds[target.document];
+    const original = layout.docs?.[target.document];
+    if (!bounds) throw new EditError('DocumentMismatch', { file, object }, `has no document ${target.document} (it has ${layout.bounds.length})`);
     // An edited document was verified to parse as one document on its own.
-    const source = current === undefined ? { text: this.text, doc: original, start: docs[target.document - 1]?.range[2] ?? 0, end: original.range[2] } : sliceSource(current);
+    const source =
+      current !== undefined
+        ? sliceSource(current)
+        : original
+          ? { text: this.text, doc: original, ...bounds }
+          : sliceSource(this.text.slice(bounds.start, bounds.end));
+    if (!source) throw new EditError('InvalidYaml', { file, object }, `document ${target.document} does not parse as one document on its own`);
     const { doc } = source;
+    const [error] = doc.errors;
+    if (error) throw invalid(error);
     const kind: unknown = doc.get('kind');
     const name: unknown = doc.getIn(['metadata', 'name']);
     if (kind !== target.kind || name !== target.name) {
@@ -127,22 +147,36 @@ export class ResourceFileEditor {
   /** The text with every committed document, and those of `pending`, in place, put together in one pass. */
   render(pending: ReadonlyMap<number, string> = new Map()): string {
     if (this.slices.size === 0 && pending.size === 0) return this.text;
-    const { docs } = this.documents();
+    const { bounds } = this.documentLayout();
     const slices = new Map([...this.slices, ...pending]);
     let out = '';
     let at = 0;
     for (const [document, slice] of [...slices].sort(([a], [b]) => a - b)) {
-      out += this.text.slice(at, docs[document - 1]?.range[2] ?? 0) + slice;
-      at = (docs[document] as Document.Parsed).range[2];
+      const { start, end } = bounds[document] as Bounds;
+      out += this.text.slice(at, start) + slice;
+      at = end;
     }
     return out + this.text.slice(at);
   }
 }
 
-function sliceSource(text: string): { text: string; doc: Document; start: number; end: number } {
-  const [doc, ...more] = parseAllDocuments(text, PARSE_OPTIONS) as Document[];
-  if (!doc || more.length > 0 || doc.errors.length > 0) throw new RangeError('an edited document no longer parses as one document');
-  return { text, doc, start: 0, end: text.length };
+interface Bounds {
+  start: number;
+  end: number;
+}
+
+/** Each document's bytes; with `docs` when the whole text was parsed. */
+interface Layout {
+  bounds: Bounds[];
+  docs?: Document.Parsed[];
+  broken?: YAMLError;
+}
+
+/** One document's text, parsed on its own; undefined when it holds other than one document. */
+function sliceSource(text: string): { text: string; doc: Document; start: number; end: number } | undefined {
+  const docs = parseAllDocuments(text, PARSE_OPTIONS) as Document[];
+  const [doc] = docs;
+  return doc && docs.length === 1 ? { text, doc, start: 0, end: text.length } : undefined;
 }
 
 /**

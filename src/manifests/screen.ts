@@ -77,6 +77,14 @@ export function screenDocuments(text: string, kinds: ReadonlySet<string> = SCANN
   return out;
 }
 
+/**
+ * Where each document of the file starts and ends by its markers: every byte in exactly one
+ * document, each document parseable on its own (its directives and comments come with it).
+ */
+export function documentBounds(text: string): { start: number; end: number }[] {
+  return splitDocuments(text).map(({ lines }) => ({ start: lines[0]?.start ?? text.length, end: lines.at(-1)?.end ?? text.length }));
+}
+
 function isBlankOrComment(line: string): boolean {
   const trimmed = line.trim();
   return trimmed === '' || trimmed.startsWith('#');

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { editResources, EditError, ResourceFileEditor } from '../../src/manifests/edit-resources.js';
 import type { DocumentTarget, ResourceEdit } from '../../src/manifests/edit-resources.js';
+import { documentBounds } from '../../src/manifests/screen.js';
 
 function workload(i: number): string {
   const quoted = i % 4 === 1 ? '"' : '';
@@ -57,6 +58,19 @@ describe('ResourceFileEditor', () => {
     targets.forEach((target, i) => editor.commit(target.document, editor.edit(target, editsFor(i))));
     expect(editor.render()).toBe(expected);
     expect(expected).not.toBe(text);
+  });
+
+  it('parses only the documents it edits when the scan counted the documents the markers show, with the same bytes', () => {
+    const { text, targets } = manyWorkloads(60);
+    const expected = targets.reduce((current, target, i) => editResources(current, target, editsFor(i), 'web.yaml'), text);
+    expect(documentBounds(text)).toHaveLength(120);
+    const editor = new ResourceFileEditor(text, 'web.yaml', 120);
+    targets.forEach((target, i) => editor.commit(target.document, editor.edit(target, editsFor(i))));
+    expect(editor.render()).toBe(expected);
+    // A count that does not match the markers: the whole text is parsed, as without one.
+    const counted = new ResourceFileEditor(text, 'web.yaml', 119);
+    targets.forEach((target, i) => counted.commit(target.document, counted.edit(target, editsFor(i))));
+    expect(counted.render()).toBe(expected);
   });
 
   it('builds a second edit of a document on its first', () => {

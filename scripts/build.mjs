@@ -1,24 +1,24 @@
-// Transpiles src/ to lib/ (one file per module, for the CLI's `bin`), bundles the benchmarks into
-// lib/bench/ and the Action into dist/index.js with esbuild.
+// Transpiles src/ to lib/ (one file per module, for `npm run demo` and the tests), bundles the
+// benchmarks into lib/bench/, the Action into dist/index.js and the CLI with the helper into
+// lib/kerf-gitops.mjs (the npm package's bin and the image's one file) with esbuild.
 import { build } from 'esbuild';
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The Action as one file: the runner fetches the action's repo without node_modules. ESM, as
- * @actions/core 3 and octokit are; CommonJS dependencies (simple-git's `debug`, cron-parser)
- * call `require` for Node's built-ins, which an ESM file lacks, so the banner provides one.
- * No source map and paths relative to the root: the same sources give the same bytes anywhere,
- * which the dist check relies on. Minified: with client-node (for `recommendations: cluster`) the
- * bundle is 18 MB as source, and every clone of the action's repo carries it; 5 MB minified.
+ * A command as one file. ESM, as @actions/core 3 and octokit are; CommonJS dependencies (simple-git's
+ * `debug`, cron-parser) call `require` for Node's built-ins, which an ESM file lacks, so the banner
+ * provides one. No source map and paths relative to the root: the same sources give the same bytes
+ * anywhere, which the dist check relies on. Minified: with client-node the bundle is 18 MB as
+ * source, 5 MB minified.
  */
-export function buildAction(outfile) {
+function bundle(entryPoint, outfile, define = {}) {
   return build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/index.ts'],
+    entryPoints: [entryPoint],
     outfile,
     bundle: true,
     platform: 'node',
@@ -27,9 +27,24 @@ export function buildAction(outfile) {
     banner: { js: "import { createRequire as __kerfCreateRequire } from 'node:module';\nconst require = __kerfCreateRequire(import.meta.url);" },
     legalComments: 'eof',
     minify: true,
+    define,
     logLevel: 'warning',
   });
 }
+
+/** The Action: the runner fetches the action's repo without node_modules, and every clone carries it. */
+export function buildAction(outfile) {
+  return bundle('src/index.ts', outfile);
+}
+
+/**
+ * The CLI and the helper: the image's runtime layer and the npm package hold this one file and no
+ * node_modules. `.mjs`, because next to it there is no package.json to say `"type": "module"`.
+ */
+export const CLI_BUNDLE = 'lib/kerf-gitops.mjs';
+
+/** The files of templates/ the code reads at run time: the PR body, and the schemas validation checks against. */
+const EMBEDDED_TEMPLATES = ['pr/body.md', 'crds/rightsizingpolicies.yaml', 'crds/rightsizingrecommendations.yaml', 'kerf-config.schema.json'];
 
 function sources(dir) {
   return readdirSync(dir).flatMap((entry) => {
@@ -46,7 +61,9 @@ async function buildAll() {
     outdir: 'lib',
     outbase: 'src',
     platform: 'node',
-    target: 'node20',
+    // 20.10: the first Node 20 with import attributes; for older targets esbuild silently drops
+    // `with { type: 'json' }` (src/version.ts), and Node then refuses the import.
+    target: 'node20.10',
     format: 'esm',
     logLevel: 'warning',
   });
@@ -67,6 +84,8 @@ async function buildAll() {
   });
 
   await buildAction('dist/index.js');
+  // The templates the code reads go into the file (src/embedded-templates.ts); the Action reads them beside dist/.
+  await bundle('src/cli.ts', CLI_BUNDLE, { KERF_TEMPLATES: JSON.stringify(Object.fromEntries(EMBEDDED_TEMPLATES.map((name) => [name, readFileSync(join(ROOT, 'templates', name), 'utf8')]))) });
 }
 
 // Run as a script (`npm run build`); imported, it only lends buildAction to the dist check.

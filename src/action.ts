@@ -1,19 +1,22 @@
 // The GitHub Action: its inputs become the options `kerf-gitops reconcile` builds, the same
 // reconcile() runs, and the result becomes outputs, annotations and the job summary. Only this
 // edge reads the inputs, the environment and the clock.
+import { writeFile } from 'node:fs/promises';
 import * as core from '@actions/core';
 import { diagnose, renderFindings, type Finding } from './gitops/doctor.js';
 import { GitError } from './gitops/git.js';
 import { GitHubError, type GitHubPort } from './gitops/github.js';
+import { wantsCluster } from './gitops/cluster-source.js';
 import { InputError } from './gitops/inputs.js';
 import { renderPlanTable } from './gitops/plan-table.js';
+import { hasErrors } from './gitops/plan.js';
 import { loadBodyTemplate } from './gitops/pr-body.js';
 import { reconcile, type ReconcileOptions } from './gitops/reconcile.js';
 import { reconcilePorts } from './gitops/reconcile-command.js';
 import { renderReconcileTable } from './gitops/reconcile-table.js';
 import { redact } from './gitops/redact.js';
 import { runPlan } from './gitops/run-plan.js';
-import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
+import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, planWarningAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
 import { heldBackChanges } from './action/held-back.js';
 import { inputMessage, readInputs } from './action/inputs.js';
 import { kubeconfigSecrets, writeKubeconfig, type KubeconfigFile } from './action/kubeconfig.js';
@@ -54,7 +57,7 @@ export async function run(): Promise<void> {
     const { doctor: runDoctor } = inputs;
     const log = coreLogger(secrets);
     const annotate = annotator(inputs.options.repo, secrets);
-    // The cluster of `recommendations: cluster` is the input's kubeconfig, else KUBECONFIG or in-cluster, as for the CLI.
+    // The cluster of `recommendations: cluster` or `vpa` is the input's kubeconfig, else KUBECONFIG or in-cluster, as for the CLI.
     if (kubeconfig) {
       kubeconfigFile = await writeKubeconfig(kubeconfig);
       process.env.KUBECONFIG = kubeconfigFile.path;
@@ -75,16 +78,27 @@ export async function run(): Promise<void> {
     core.endGroup();
 
     annotate(planErrorAnnotations(result.plan.errors));
+    // Doctor reports the same warnings; without doctor the plan's own are the only word on them.
+    if (!findings) annotate(planWarningAnnotations(result.plan.warnings));
     annotate(heldBackAnnotations(heldBack));
     annotate(reconcileErrorAnnotations(result.errors));
-    for (const [name, value] of Object.entries(actionOutputs(result, heldBack))) core.setOutput(name, redact(value, secrets));
+    const { outputs, files } = actionOutputs(result, heldBack, process.env.RUNNER_TEMP || undefined);
+    for (const file of files) await writeFile(file.path, redact(file.content, secrets));
+    for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value, secrets));
+    if (outputs.decisions === undefined) core.notice(`kerf: ${result.plan.decisions.length} decisions are too many for an output; they are in the file of the decisions-file output (${outputs['decisions-file'] ?? 'no RUNNER_TEMP'})`);
     // Outside a runner (a local run) there is no summary file to write.
     if (process.env.GITHUB_STEP_SUMMARY) {
       // The statuses as the loop left them; an unreachable cluster was reported once already.
-      const status = cluster && !result.plan.errors.some(unreachableCluster) ? await statusRows(cluster, result, options.now) : undefined;
-      await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }), ...(status && { status }) }), secrets), true).write();
+      // `recommendations: vpa` writes no RightsizingRecommendation to the cluster: there is no status to read back.
+      const status = cluster && wantsCluster(options.recommendations) && !result.plan.errors.some(unreachableCluster) ? await statusRows(cluster, result, options.now) : undefined;
+      const decisionsFile = outputs['decisions-file'];
+      await core.summary.addRaw(redact(renderSummary({ result, heldBack, ...(findings && { findings }), ...(status && { status }), ...(decisionsFile && { decisionsFile }) }), secrets), true).write();
     }
     if (result.errors.length > 0) core.setFailed(`${result.errors.length} pull request group(s) failed; the others went on (see the errors above)`);
+    else if (inputs.failOnError && hasErrors(result.plan.errors)) {
+      const count = result.plan.errors.filter((error) => error.severity !== 'warning').length;
+      core.setFailed(`${count} error(s) in the manifests, policies, recommendations or config; the rest went on (see the annotations; fail-on-error: false keeps the step green)`);
+    }
   } catch (error) {
     if (error instanceof InputError) return core.setFailed(redact(inputMessage(error), secrets));
     // Git or GitHub failing before any group could start (no access, no origin): their messages say what to fix.

@@ -1,17 +1,22 @@
 // The `kerf-gitops` command. Only this edge reads the clock, the environment and argv.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { InputError } from './gitops/inputs.js';
 import { runPlan, type PlanOptions } from './gitops/run-plan.js';
 import { renderPlanTable } from './gitops/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from './gitops/reconcile-command.js';
-import { diagnose, renderFindings } from './gitops/doctor.js';
+import { diagnose, notChecked, renderFindings } from './gitops/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from './gitops/github.js';
 import { planEdits } from './gitops/edits.js';
+import { hasErrors } from './gitops/plan.js';
 import { writeFilesAtomic } from './manifests/atomic-write.js';
-import { clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
+import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } from './cluster/environment.js';
 import { wantsCluster } from './gitops/cluster-source.js';
 import { runStatusCommand } from './gitops/status-command.js';
+import { VERSION } from './version.js';
+import { IMPORT_USAGE, renderImport, runImport } from './import/command.js';
+import { wantsVpa } from './import/from-vpas.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
 
@@ -19,23 +24,34 @@ commands:
   plan       show what kerf would do now for every recommendation, and why
   write      make the plan's pull-request edits in the working tree (no git, no network)
   helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
-             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --no-webhook, --health-port N)
-  doctor     find what would stop merged changes from landing or windows from holding (--strict: exit 1 on findings;
-             with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window)
+             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --self-signed-cert | --no-webhook,
+             --health-port N, --bind-address IP; see kerf-gitops helper --help)
+  doctor     the validator: every problem of the repo's policies, recommendations, manifests and config (with
+             --recommendations cluster, of the cluster's too), policies that match nothing, missing targets, and what
+             would stop merged changes from landing or windows from holding; exit 1 on any error (--strict: on any
+             finding); with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window
   reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
            (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none);
            with --recommendations cluster it also writes each recommendation's status, marks merged
            and synced changes Applied, watches their health and opens a revert PR on a breach
+  import     vpa|krr: write RightsizingRecommendations from VPA (Off mode, Goldilocks) or krr's JSON
+             (kerf-gitops import --help)
   status     every recommendation's phase, strategy, reason, PR, applied at and health, from the
              cluster (KUBECONFIG or in-cluster; --output table|json)
 
 options:
   --repo DIR                 the Git repo of manifests (default: .)
   --recommendations PATH     files, directories or globs (repeatable; default: those in the repo);
-                             "cluster" reads them, with their status and live facts, from the cluster
+                             "cluster" reads them, with their status and live facts, from the cluster;
+                             "vpa" decides on the cluster's VerticalPodAutoscalers in updateMode Off
   --config FILE              reconciler config (default: <repo>/.kerf/config.yaml)
   --now RFC3339              judge windows at this time (default: the clock)
-  --output table|json        (default: table)
+  -o, --output table|json    (default: table)
+  -h, --help                 this help (on every command); --version: the version
+
+exit codes: 0 clean; 1 the run met an error (invalid policy, recommendation, manifest or config;
+a failed PR group), the rest was still done; 2 input that stops the run (bad flags, a missing
+repo, paths outside the repo, an invalid branchPrefix, no cluster when one is needed)
 
 reconcile options (flags beat .kerf/config.yaml):
   --dry-run                  print what would be done, PR bodies included; no token, no remote, no writes
@@ -43,6 +59,22 @@ reconcile options (flags beat .kerf/config.yaml):
   --labels L,…               PR labels (repeatable)
   --reviewers U,…            PR reviewers (repeatable)
   --team-reviewers T,…       PR team reviewers (repeatable)
+`;
+
+const HELPER_USAGE = `usage: kerf-gitops helper [options]
+
+  --config FILE          the helper config (.kerf/config.yaml format), re-read when it changes
+  --webhook-port N       serve the pod webhook on this port (HTTPS)
+  --tls-cert FILE        the webhook's serving certificate and key (files, e.g. from cert-manager)
+  --tls-key FILE
+  --self-signed-cert     instead, make a CA and serving certificate, keep them in a Secret, write the CA
+                         into the webhook configuration's caBundle and renew both before they expire
+  --cert-secret NAME     that Secret, in the helper's namespace (default kerf-gitops-webhook-tls)
+  --webhook-configuration NAME   the MutatingWebhookConfiguration (default kerf-gitops)
+  --webhook-service NAME the Service the certificate is for (default kerf-gitops-helper)
+  --no-webhook           run the controller loop only (local runs)
+  --health-port N        /healthz and /readyz
+  --bind-address IP      the address the webhook and health listeners bind (default 0.0.0.0)
 `;
 
 export class UsageError extends Error {
@@ -81,7 +113,7 @@ export function parseCommandOptions(
       recommendations: { type: 'string', multiple: true, default: [] },
       config: { type: 'string' },
       now: { type: 'string' },
-      output: { type: 'string', default: 'table' },
+      output: { type: 'string', short: 'o', default: 'table' },
       ...extraOptions,
     },
     allowPositionals: false,
@@ -98,7 +130,7 @@ export function parseCommandOptions(
     now: parseNow(typeof now === 'string' ? now : undefined),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
-    ...(wantsCluster(recommendations) && { cluster: clusterFromEnvironment() }),
+    ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment() }),
     extra,
   };
 }
@@ -115,16 +147,28 @@ async function helperCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
+      help: { type: 'boolean', short: 'h', default: false },
       config: { type: 'string' },
       'webhook-port': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'no-webhook': { type: 'boolean', default: false },
+      'self-signed-cert': { type: 'boolean', default: false },
+      'cert-secret': { type: 'string', default: 'kerf-gitops-webhook-tls' },
+      'webhook-configuration': { type: 'string', default: 'kerf-gitops' },
+      'webhook-service': { type: 'string', default: 'kerf-gitops-helper' },
       'health-port': { type: 'string' },
+      'bind-address': { type: 'string' },
     },
     allowPositionals: false,
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(HELPER_USAGE);
+    return 0;
+  }
+  const problem = clusterConfigProblem(process.env);
+  if (problem) throw new UsageError(problem);
   const { KubeConfig } = await import('@kubernetes/client-node');
   const { runHelper, HelperConfigError, HelperOptionsError } = await import('./helper/main.js');
   const { jsonLineLogger } = await import('./logger.js');
@@ -132,6 +176,8 @@ async function helperCommand(args: string[]): Promise<number> {
   kubeConfig.loadFromDefault();
   const webhookPort = port(values['webhook-port'], '--webhook-port');
   const healthPort = port(values['health-port'], '--health-port');
+  const bindAddress = values['bind-address'];
+  if (bindAddress !== undefined && isIP(bindAddress) === 0) throw new UsageError(`--bind-address must be an IP address (e.g. 0.0.0.0, 127.0.0.1, ::), got ${JSON.stringify(bindAddress)}`);
   try {
     const helper = await runHelper({
       ...(values.config !== undefined && { config: values.config }),
@@ -139,7 +185,11 @@ async function helperCommand(args: string[]): Promise<number> {
       ...(values['tls-cert'] !== undefined && { tlsCert: values['tls-cert'] }),
       ...(values['tls-key'] !== undefined && { tlsKey: values['tls-key'] }),
       noWebhook: values['no-webhook'],
+      ...(values['self-signed-cert'] && {
+        selfSignedCertificate: { secretName: values['cert-secret'], webhookConfiguration: values['webhook-configuration'], service: values['webhook-service'] },
+      }),
       ...(healthPort !== undefined && { healthPort }),
+      ...(bindAddress !== undefined && { host: bindAddress }),
       kubeConfig,
       logger: jsonLineLogger(process.stdout),
     });
@@ -166,15 +216,27 @@ async function windowProtection(env: NodeJS.ProcessEnv) {
   }
 }
 
+/** A cluster-only command needs a cluster: without one it is input that stops the run. */
+function requireCluster(env: NodeJS.ProcessEnv): ClusterConnection {
+  const problem = clusterConfigProblem(env);
+  if (problem) throw new UsageError(problem);
+  return clusterFromEnvironment();
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
+  // helper and import print their own usage.
+  if (command !== undefined && !['help', 'helper', 'import'].includes(command) && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   try {
     switch (command) {
       case 'plan': {
         const options = parseCommandOptions(rest, env);
         const { plan } = await runPlan(options);
         process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
-        return 0;
+        return hasErrors(plan.errors) ? 1 : 0;
       }
       case 'write': {
         const options = parseCommandOptions(rest, env);
@@ -187,26 +249,42 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
             ? `${JSON.stringify(result, null, 2)}\n`
             : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
         );
-        return errors.length > 0 ? 1 : 0;
+        return hasErrors(result.errors) ? 1 : 0;
       }
       case 'doctor': {
         const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });
         const { plan, index, config } = await runPlan(options);
         const branchProtection = await windowProtection(env);
         const findings = diagnose({ index, plan, config, now: options.now, ...(branchProtection && { branchProtection }) });
-        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings }, null, 2)}\n` : renderFindings(findings));
-        return options.extra.strict === true && findings.length > 0 ? 1 : 0;
+        const unchecked = notChecked({ ...(branchProtection && { branchProtection }), cluster: options.cluster !== undefined });
+        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings, notChecked: unchecked }, null, 2)}\n` : renderFindings(findings, unchecked));
+        // Any error fails; --strict fails on warnings too.
+        return findings.some((finding) => finding.severity === 'error' || options.extra.strict === true) ? 1 : 0;
       }
       case 'reconcile':
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
       case 'helper':
         return await helperCommand(rest);
+      case 'import': {
+        if (rest.length === 0 || rest.some((arg) => arg === '--help' || arg === '-h')) {
+          process.stdout.write(IMPORT_USAGE);
+          return rest.length === 0 ? 2 : 0;
+        }
+        const { output, ...report } = await runImport(rest, clusterFromEnvironment);
+        process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderImport(report));
+        return 0;
+      }
       case 'status': {
         const options = parseCommandOptions(rest, env);
-        return await runStatusCommand(options.cluster ?? clusterFromEnvironment(), options.output, options.now, process.stdout, process.stderr);
+        return await runStatusCommand(options.cluster ?? requireCluster(env), options.output, options.now, process.stdout, process.stderr);
       }
+      case '--version':
+      case '-V':
+        process.stdout.write(`${VERSION}\n`);
+        return 0;
       case undefined:
       case '--help':
+      case '-h':
       case 'help':
         process.stdout.write(USAGE);
         return command === undefined ? 2 : 0;

@@ -20,15 +20,28 @@ export interface Annotation {
   /** Relative to the repo of manifests. */
   file?: string;
   line?: number;
+  column?: number;
 }
 
 export function planErrorAnnotations(errors: readonly PlanError[]): Annotation[] {
   return errors.map((error) => ({
-    level: 'error',
-    title: unreachableCluster(error) ? 'kerf: cannot read the cluster' : 'kerf: invalid manifest or policy',
+    level: error.severity ?? 'error',
+    title: unreachableCluster(error) ? 'kerf: cannot read the cluster' : `kerf: ${error.code ?? 'invalid manifest or policy'}`,
     message: error.message,
     ...(error.file !== undefined && { file: error.file }),
     ...(error.line !== undefined && { line: error.line }),
+    ...(error.column !== undefined && { column: error.column }),
+  }));
+}
+
+/** Plan warnings (a maintenance window a freeze always covers) on their file, as doctor reports them too. */
+export function planWarningAnnotations(warnings: readonly PlanError[]): Annotation[] {
+  return warnings.map((warning) => ({
+    level: 'warning',
+    title: `kerf: ${warning.code ?? 'warning'}`,
+    message: warning.message,
+    ...(warning.file !== undefined && { file: warning.file }),
+    ...(warning.line !== undefined && { line: warning.line }),
   }));
 }
 
@@ -77,6 +90,7 @@ export function annotator(repo: string, secrets: readonly string[]): (annotation
         title: annotation.title,
         ...(file !== undefined && { file }),
         ...(annotation.line !== undefined && { startLine: annotation.line }),
+        ...(annotation.column !== undefined && { startColumn: annotation.column }),
       });
     }
   };

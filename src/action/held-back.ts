@@ -3,6 +3,7 @@
 // takeover kept out of Git. They drive the summary, the `held-back` output and warnings.
 import type { Decision } from '../model/types.js';
 import { targetName } from '../gitops/groups.js';
+import { NO_FREE_WINDOW, reasonWords } from '../gitops/reason-text.js';
 import type { PullRequestOutcome, ReconcileResult } from '../gitops/reconcile.js';
 
 export interface HeldBackChange {
@@ -17,12 +18,12 @@ export interface HeldBackChange {
 function why(decision: Decision, outcome: PullRequestOutcome | undefined): string | null {
   switch (decision.action) {
     case 'blocked':
-      return decision.reason ?? 'Blocked';
+      return decision.reason ? `${decision.reason}: ${reasonWords(decision.reason)}` : 'Blocked';
     case 'wait':
-      return `${decision.reason ?? 'OutsideMaintenanceWindow'}: no valid maintenance window, so no pull request (D3)`;
+      return `${decision.reason ?? 'OutsideMaintenanceWindow'}: ${NO_FREE_WINDOW.says}`;
     case 'pull-request':
       if (outcome?.action === 'held') return outcome.reason ?? 'held';
-      return decision.phase === 'Deferred' ? 'OutsideMaintenanceWindow: the merge waits for the window (kerf/window pending, D1)' : null;
+      return decision.phase === 'Deferred' ? 'OutsideMaintenanceWindow: the merge waits for the window (kerf/window pending)' : null;
     default:
       return null;
   }

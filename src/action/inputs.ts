@@ -11,6 +11,8 @@ export interface ActionInputs {
   options: Omit<ReconcileOptions, 'cluster'>;
   token: string;
   doctor: boolean;
+  /** Input `fail-on-error` (default true): an error in the input (a broken policy) fails the step. */
+  failOnError: boolean;
 }
 
 function booleanInput(name: string): boolean {
@@ -37,6 +39,8 @@ export function readInputs(now: Date): ActionInputs {
     labels: listInput('labels'),
     reviewers: listInput('reviewers'),
     'team-reviewers': listInput('team-reviewers'),
+    // Empty leaves it to `autoMerge` in .kerf/config.yaml.
+    ...(core.getInput('auto-merge') !== '' && { 'auto-merge': booleanInput('auto-merge') }),
   });
   const options: ActionInputs['options'] = {
     repo: resolve(core.getInput('path') || '.'),
@@ -48,7 +52,7 @@ export function readInputs(now: Date): ActionInputs {
   };
   const token = core.getInput('token');
   if (!options.dryRun && !token) throw new InputError('input token is empty: kerf needs a token to push branches and open pull requests (or dry-run: true)');
-  return { options, token, doctor: booleanInput('doctor') };
+  return { options, token, doctor: booleanInput('doctor'), failOnError: booleanInput('fail-on-error') };
 }
 
 /** An input error (from here or from reconcile's checks) worded for the workflow author: `--group-by` is the input `group-by`. */

@@ -7,7 +7,7 @@ import { statusRows, type StatusRow } from '../gitops/status-command.js';
 
 /** The plan's error saying the cluster could not be read (the run went on with Git alone). */
 export function unreachableCluster(error: PlanError): boolean {
-  return error.object === 'cluster' && error.file === undefined && error.message.startsWith('cannot read the cluster');
+  return error.code === 'ClusterUnreachable';
 }
 
 /**

@@ -177,13 +177,14 @@ export function cachedReplicaSet(replicaSet: KubeObject): KubeObject {
 /**
  * Deployments, StatefulSets, DaemonSets: what workloadFromObject, the OnDelete plan and the Events
  * read (identity, labels and annotations, replicas, update strategy, the template's labels and
- * containers, the StatefulSet's update revision).
+ * containers, the StatefulSet's update revision, and whether its controller runs every replica at
+ * the current template, which Applied waits for).
  */
 export function cachedWorkload(workload: KubeObject): KubeObject {
   const spec = workload.spec ?? {};
   const template = object(spec.template);
   const templateMeta = object(template?.metadata);
-  const updateRevision = workload.status?.updateRevision;
+  const status = pick<Json>(object(workload.status) ?? {}, ['updateRevision', 'observedGeneration', 'updatedReplicas', 'desiredNumberScheduled', 'updatedNumberScheduled']);
   return {
     ...(workload.apiVersion !== undefined && { apiVersion: workload.apiVersion }),
     ...(workload.kind !== undefined && { kind: workload.kind }),
@@ -197,7 +198,7 @@ export function cachedWorkload(workload: KubeObject): KubeObject {
         },
       }),
     },
-    ...(updateRevision !== undefined && { status: { updateRevision } }),
+    ...(Object.keys(status).length > 0 && { status }),
   };
 }
 

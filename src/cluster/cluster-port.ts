@@ -3,12 +3,22 @@
 
 export type ClusterErrorCode = 'Conflict' | 'AlreadyExists' | 'Invalid' | 'TooManyRequests' | 'NotFound' | 'Failed';
 
+/** What a failed call's Status said beyond its message: `details.causes[].reason` and when to retry. */
+export interface ClusterErrorDetails {
+  causes?: { reason: string; message: string }[];
+  /** From `Retry-After` or `details.retryAfterSeconds`. */
+  retryAfterSeconds?: number;
+  /** The Status message as the server wrote it. */
+  serverMessage?: string;
+}
+
 export class ClusterError extends Error {
   constructor(
     readonly code: ClusterErrorCode,
     message: string,
     readonly status?: number,
     options?: { cause?: unknown },
+    readonly details: ClusterErrorDetails = {},
   ) {
     super(message, options);
   }
@@ -58,10 +68,13 @@ export interface Lease {
 export interface ClusterPort {
   /** Patches `pods/resize` (strategic merge, cpu/memory only); answers the generation the patch produced. Invalid (422) when refused. */
   resizePod(namespace: string, name: string, containers: readonly ContainerResize[]): Promise<{ generation: number }>;
-  /** policy/v1 Eviction; TooManyRequests (429) when a PodDisruptionBudget refuses it. */
+  /** policy/v1 Eviction; TooManyRequests (429) when refused (details say why), Failed (500) for several budgets. */
   evictPod(namespace: string, name: string): Promise<void>;
-  /** Merge-patches the recommendation's status subresource; null removes a field. */
-  patchRecommendationStatus(namespace: string, name: string, status: Record<string, unknown>): Promise<void>;
+  /**
+   * Merge-patches the recommendation's status subresource (null removes a field), conditional on
+   * `resourceVersion` when given (Conflict when it is stale); answers the new resourceVersion.
+   */
+  patchRecommendationStatus(namespace: string, name: string, status: Record<string, unknown>, resourceVersion?: string): Promise<string | undefined>;
   createEvent(event: EventRecord): Promise<void>;
   readLease(namespace: string, name: string): Promise<Lease | undefined>;
   /** AlreadyExists (409) when another replica created it first. */

@@ -21,7 +21,11 @@ export interface ClusterSource {
   read(): Promise<ClusterState>;
   /** Only the RightsizingRecommendations (`kerf-gitops status`). */
   recommendations(): Promise<KubeObject[]>;
+  /** The VerticalPodAutoscalers (autoscaling.k8s.io/v1); a ClusterError NotFound where VPA is not installed. */
+  verticalPodAutoscalers(): Promise<KubeObject[]>;
 }
+
+export const VPA_LIST_PATH = '/apis/autoscaling.k8s.io/v1/verticalpodautoscalers';
 
 export const SYNC_PATHS = {
   applications: '/apis/argoproj.io/v1alpha1/applications',
@@ -53,6 +57,9 @@ export function kubeClusterSource(kubeConfig: KubeConfig): ClusterSource {
     },
     async recommendations() {
       return (await list('recommendations', SNAPSHOT_PATHS.recommendations))[1];
+    },
+    async verticalPodAutoscalers() {
+      return (await getJson<{ items?: KubeObject[] }>(kubeConfig, VPA_LIST_PATH)).items ?? [];
     },
   };
 }

@@ -1,11 +1,38 @@
 // The cluster of KUBECONFIG or the pod's service account (in-cluster), connected on first use so
 // commands that never touch a cluster do not load client-node.
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { ClusterPort } from './cluster-port.js';
 import type { ClusterSource } from './cluster-reader.js';
 
 export interface ClusterConnection extends ClusterSource {
   /** Writes (status, Events) to the same cluster. */
   port(): Promise<ClusterPort>;
+}
+
+/**
+ * Why no cluster can be reached from this environment, before client-node is asked (it either
+ * throws a bare ENOENT or quietly falls back to localhost:8080): undefined when one is configured.
+ */
+export function clusterConfigProblem(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.KUBECONFIG) {
+    const unreadable = env.KUBECONFIG.split(delimiter).filter(Boolean).filter((file) => !readable(file));
+    return unreadable.length > 0 ? `cannot read KUBECONFIG ${unreadable.join(delimiter)}` : undefined;
+  }
+  if (env.KUBERNETES_SERVICE_HOST && readable(SERVICE_ACCOUNT_TOKEN)) return undefined;
+  if (env.HOME && readable(join(env.HOME, '.kube', 'config'))) return undefined;
+  return 'no cluster configured: set KUBECONFIG or run in a cluster';
+}
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+function readable(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function clusterFromEnvironment(): ClusterConnection {
@@ -30,6 +57,7 @@ export function clusterFromEnvironment(): ClusterConnection {
     },
     read: async () => (await connect()).source.read(),
     recommendations: async () => (await connect()).source.recommendations(),
+    verticalPodAutoscalers: async () => (await connect()).source.verticalPodAutoscalers(),
     port: async () => (await connect()).port,
   };
 }

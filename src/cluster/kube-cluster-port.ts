@@ -12,7 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { ClusterError } from './cluster-port.js';
-import type { ClusterErrorCode, ClusterPort, ContainerResize, EventRecord, Lease } from './cluster-port.js';
+import type { ClusterErrorCode, ClusterErrorDetails, ClusterPort, ContainerResize, EventRecord, Lease } from './cluster-port.js';
 
 export const REPORTING_CONTROLLER = 'kerf-gitops';
 const KERF_GROUP = 'kerf.getkerf.dev';
@@ -32,7 +32,7 @@ function statusMessage(body: unknown): string {
 }
 
 /** client-node's ApiException as a ClusterError with a stable code (409 splits on the Status reason). */
-async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+export async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
@@ -41,8 +41,20 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     const body = typeof error.body === 'string' ? safeParse(error.body) : error.body;
     const reason = typeof body === 'object' && body !== null && 'reason' in body ? String(body.reason) : '';
     const code = status === 409 ? (reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict') : (CODES[status] ?? 'Failed');
-    throw new ClusterError(code, `${what}: ${status} ${statusMessage(error.body)}`.trim(), status, { cause: error });
+    throw new ClusterError(code, `${what}: ${status} ${statusMessage(error.body)}`.trim(), status, { cause: error }, errorDetails(body, error.headers));
   }
+}
+
+/** The Status's causes and the server's retry advice (the header wins: APF sets it). */
+function errorDetails(body: unknown, headers: Record<string, string> | undefined): ClusterErrorDetails {
+  const details = typeof body === 'object' && body !== null && 'details' in body && typeof body.details === 'object' && body.details !== null ? (body.details as Record<string, unknown>) : {};
+  const causes = Array.isArray(details.causes)
+    ? details.causes.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null).map((c) => ({ reason: String(c.reason ?? ''), message: String(c.message ?? '') }))
+    : undefined;
+  const header = Number(headers?.['retry-after']);
+  const retryAfterSeconds = Number.isFinite(header) && headers?.['retry-after'] !== undefined ? header : typeof details.retryAfterSeconds === 'number' ? details.retryAfterSeconds : undefined;
+  const serverMessage = statusMessage(body);
+  return { ...(causes && { causes }), ...(retryAfterSeconds !== undefined && { retryAfterSeconds }), ...(serverMessage && { serverMessage }) };
 }
 
 function safeParse(text: string): unknown {
@@ -117,13 +129,15 @@ export function kubeClusterPort(kubeConfig: KubeConfig): ClusterPort {
         }),
       );
     },
-    async patchRecommendationStatus(namespace, name, status) {
-      await call(`status of RightsizingRecommendation ${namespace}/${name}`, () =>
+    async patchRecommendationStatus(namespace, name, status, resourceVersion) {
+      // A resourceVersion in a merge patch is a precondition: the server answers 409 when it is stale.
+      const written = (await call(`status of RightsizingRecommendation ${namespace}/${name}`, () =>
         custom.patchNamespacedCustomObjectStatus(
-          { group: KERF_GROUP, version: KERF_VERSION, plural: 'rightsizingrecommendations', namespace, name, body: { status } },
+          { group: KERF_GROUP, version: KERF_VERSION, plural: 'rightsizingrecommendations', namespace, name, body: { ...(resourceVersion && { metadata: { resourceVersion } }), status } },
           mergePatch,
         ),
-      );
+      )) as { metadata?: { resourceVersion?: string } } | undefined;
+      return written?.metadata?.resourceVersion;
     },
     async createEvent(event: EventRecord) {
       const { regarding } = event;

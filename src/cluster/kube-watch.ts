@@ -155,8 +155,9 @@ export function kubeClusterWatch(kubeConfig: KubeConfig, options: { restartDelay
         informer.on('delete', onChange);
         // client-node stops an informer on a watch error; start it again (a relist when the version expired).
         informer.on('error', (error) => {
-          options.onError?.(resource, error);
+          // Stopping aborts every watch: that is no failure, and a clean stop says nothing about it.
           if (stopped) return;
+          options.onError?.(resource, error);
           const timer = setTimeout(() => {
             timers.delete(timer);
             if (!stopped) informer.start().catch((cause) => options.onError?.(resource, cause));

@@ -32,13 +32,14 @@ export async function readCluster(source: ClusterSource, config: KerfConfig): Pr
   } catch (error) {
     return {
       error: {
+        code: 'ClusterUnreachable',
         object: 'cluster',
         message: `cannot read the cluster at ${source.server}: ${(error as Error).message}; deciding from Git alone (recommendations from the repo, no live facts)`,
       },
     };
   }
   const facts = readClusterFacts(state, config);
-  const errors = facts.problems.map((problem) => ({ object: problem.object, message: problem.message }));
+  const errors: PlanError[] = facts.problems.map((problem) => ({ ...problem }));
   return { view: { state, facts }, errors };
 }
 

@@ -1,24 +1,32 @@
 // `kerf-gitops doctor`: what would silently stop merged changes from landing or windows from
 // holding, each with how to fix it. Pure over the scanned repo, the plan and what GitHub said.
-import type { KerfConfig, PlanError, RightsizingPolicy, WindowSpec } from '../model/types.js';
+import type { KerfConfig, PlanError, WindowSpec } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { compileWindows, isOpen, nextOpening, type CompiledWindow } from '../rules/window.js';
 import { compiledWindows } from '../rules/window-state.js';
 import type { Plan } from './plan.js';
+import { didYouMean } from '../model/schema.js';
+import { matchesSelector } from '../rules/selector.js';
 
 export type FindingCheck =
   | 'argo-ignore-differences'
   | 'argo-sync-windows'
   | 'branch-protection'
+  | 'invalid-input'
   | 'invalid-window'
   | 'overlapping-windows'
-  | 'missing-target';
+  | 'missing-target'
+  | 'policy-matches-nothing';
 
 export interface Finding {
   check: FindingCheck;
   severity: 'error' | 'warning';
+  /** The problem code of a validation problem (see the README). */
+  code?: string;
   file?: string;
   line?: number;
+  column?: number;
+  field?: string;
   message: string;
   fix: string;
 }
@@ -155,39 +163,74 @@ function checkSyncWindows(index: RepoIndex, now: Date): Finding[] {
   return findings;
 }
 
-function checkOverlaps(policies: readonly RightsizingPolicy[], config: KerfConfig, now: Date): Finding[] {
-  const findings: Finding[] = [];
-  const chartFreeze = compiledWindows(config.freeze.windows, 'freeze').windows;
-  for (const policy of policies) {
-    const freezes = [...chartFreeze, ...compiledWindows(policy.apply.freezeWindows, 'freeze').windows];
-    if (freezes.length === 0) continue;
-    for (const window of compiledWindows(policy.apply.maintenanceWindows, 'maintenance').windows) {
-      const times = openings(window, now);
-      if (times.length === 0 || !times.every((at) => freezes.some((freeze) => isOpen(freeze, at)))) continue;
-      findings.push({
-        check: 'overlapping-windows',
-        severity: 'warning',
-        ...(policy.source?.file !== undefined && { file: policy.source.file }),
-        ...(policy.source?.line !== undefined && { line: policy.source.line }),
-        message: `RightsizingPolicy ${policy.namespace}/${policy.name}: spec.apply.maintenanceWindows[${window.index}] opens only inside freeze windows, so nothing deferred is ever applied in it`,
-        fix: 'move the maintenance window out of the freeze windows, or shorten the freeze',
-      });
-    }
-  }
-  return findings;
+/** Plan warnings, as findings: a maintenance window a freeze always covers (WindowAlwaysFrozen). */
+function fromPlanWarnings(warnings: readonly PlanError[]): Finding[] {
+  return warnings.flatMap((warning): Finding[] => {
+    if (warning.code !== 'WindowAlwaysFrozen') return [];
+    const where = { ...(warning.file !== undefined && { file: warning.file }), ...(warning.line !== undefined && { line: warning.line }) };
+    return [{ check: 'overlapping-windows', severity: 'warning', ...where, message: warning.message, fix: 'move the maintenance window out of the freeze windows, or shorten the freeze' }];
+  });
 }
 
-function fromPlanErrors(errors: readonly PlanError[]): Finding[] {
-  return errors.flatMap((error): Finding[] => {
-    const where = { ...(error.file !== undefined && { file: error.file }), ...(error.line !== undefined && { line: error.line }) };
-    if (/Windows\[\d+\]|windows\[\d+\]/.test(error.field ?? '')) {
-      return [{ check: 'invalid-window', severity: 'error', ...where, message: error.message, fix: 'fix the window: an invalid maintenance window counts as closed, an invalid freeze window as open (it blocks everything)' }];
+/** The window rules' codes (W1–W3, Z3); a window's Go duration shares InvalidDuration with the policy's own. */
+const WINDOW_CODES = new Set(['InvalidWindow', 'InvalidSchedule', 'InvalidTimeZone', 'InvalidDuration', 'InvalidTime', 'TooManyWindows']);
+
+/** What an invalid object does until it is fixed, by what it is. */
+function consequence(error: PlanError): string {
+  if (error.object?.startsWith('RightsizingPolicy')) return 'until then every workload it may cover is held (blocked, reason InvalidPolicy)';
+  if (error.object?.startsWith('RightsizingRecommendation')) return 'until then the recommendation is refused whole: nothing of it is planned, written or resized';
+  if (error.object === 'config') return 'until then a broken pause or freeze counts as paused or frozen, any other key keeps its default';
+  return 'until then nothing in the document is read';
+}
+
+/** A recommendation's target that is not where it says: the same kind and name elsewhere, or a near name. */
+function nearestTarget(index: RepoIndex, error: PlanError): string | undefined {
+  const missing = /target (\S+)\/(\S+)\/(\S+) is not in the repo/.exec(error.message);
+  if (!missing) return undefined;
+  const [, namespace, kind, name] = missing as unknown as [string, string, string, string];
+  const workloads = [...index.workloads.values()];
+  const same = workloads.find((w) => w.ref.kind === kind && w.ref.name === name);
+  const near = same ?? workloads.find((w) => w.ref.kind === kind && w.ref.namespace === namespace && didYouMean(name, [w.ref.name]) !== undefined);
+  if (!near) return undefined;
+  const written = index.files.get(near.source.file)?.documents[near.source.document];
+  const hasNamespace = isObject(written) && isObject(written.metadata) && typeof written.metadata.namespace === 'string';
+  const read = hasNamespace ? `in namespace ${near.ref.namespace}` : `with no namespace, read as ${near.ref.namespace}`;
+  return `${near.ref.kind}/${near.ref.name} is in ${near.source.file} ${read}`;
+}
+
+function fromPlanErrors(index: RepoIndex, errors: readonly PlanError[]): Finding[] {
+  return errors.map((error): Finding => {
+    const where = {
+      ...(error.code !== undefined && { code: error.code }),
+      ...(error.file !== undefined && { file: error.file }),
+      ...(error.line !== undefined && { line: error.line }),
+      ...(error.column !== undefined && { column: error.column }),
+      ...(error.field !== undefined && { field: error.field }),
+    };
+    if (error.code !== undefined && WINDOW_CODES.has(error.code) && /[wW]indows\[\d+\]/.test(error.field ?? '')) {
+      return { check: 'invalid-window', severity: 'error', ...where, message: error.message, fix: 'fix the window: an invalid maintenance window counts as closed, an invalid freeze window as open (it blocks everything)' };
     }
-    if (error.field === 'spec.targetRef' && /is not in the repo/.test(error.message)) {
-      return [{ check: 'missing-target', severity: 'warning', ...where, message: error.message, fix: 'add the workload to the repo (or to `paths` in .kerf/config.yaml), or delete the stale recommendation' }];
+    if (error.code === 'TargetNotFound') {
+      const nearest = nearestTarget(index, error);
+      return { check: 'missing-target', severity: 'warning', ...where, message: nearest ? `${error.message}; ${nearest}` : error.message, fix: 'point spec.targetRef and metadata.namespace at the workload, add the workload to the repo (or to `paths` in .kerf/config.yaml), or delete the stale recommendation' };
     }
-    return [];
+    return { check: 'invalid-input', severity: error.severity ?? 'error', ...where, message: error.message, fix: `fix ${error.field ?? 'the file'}; ${consequence(error)}` };
   });
+}
+
+/** A valid policy that covers no workload of the repo is usually a selector or namespace typo. */
+function checkPoliciesMatchingNothing(index: RepoIndex): Finding[] {
+  const workloads = [...index.workloads.values()];
+  return index.policies
+    .filter((policy) => policy.invalid === undefined && !workloads.some((w) => w.ref.namespace === policy.namespace && matchesSelector(w.labels, policy.selector)))
+    .map((policy) => ({
+      check: 'policy-matches-nothing' as const,
+      severity: 'warning' as const,
+      ...(policy.source?.file !== undefined && { file: policy.source.file }),
+      ...(policy.source?.line !== undefined && { line: policy.source.line }),
+      message: `RightsizingPolicy ${policy.namespace}/${policy.name} covers no workload of the repo (namespace ${policy.namespace}, selector ${JSON.stringify(policy.selector)})`,
+      fix: "check the policy's namespace and spec.selector against the workloads' labels",
+    }));
 }
 
 function checkBranchProtection(protection: BranchProtection | undefined): Finding[] {
@@ -200,18 +243,28 @@ function checkBranchProtection(protection: BranchProtection | undefined): Findin
 }
 
 export function diagnose(input: DoctorInput): Finding[] {
-  const { index, plan, config, now, branchProtection } = input;
+  const { index, plan, now, branchProtection } = input;
   return [
     ...checkIgnoreDifferences(index),
     ...checkSyncWindows(index, now),
     ...checkBranchProtection(branchProtection),
-    ...fromPlanErrors(plan.errors),
-    ...checkOverlaps(index.policies, config, now),
+    ...fromPlanErrors(index, plan.errors),
+    ...checkPoliciesMatchingNothing(index),
+    ...fromPlanWarnings(plan.warnings),
   ];
 }
 
-export function renderFindings(findings: readonly Finding[]): string {
-  if (findings.length === 0) return 'doctor: nothing found that would stop kerf changes from landing or windows from holding\n';
-  const lines = findings.map((f) => `${f.severity.toUpperCase()} [${f.check}]${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ''}` : ''}\n  ${f.message}\n  fix: ${f.fix}`);
-  return `${lines.join('\n')}\n`;
+/** What doctor could not check in this run, and why. */
+export function notChecked(input: { branchProtection?: BranchProtection; cluster: boolean }): string[] {
+  return [
+    ...(input.branchProtection === undefined ? ['whether the default branch requires kerf/window: no GITHUB_TOKEN and GITHUB_REPOSITORY to ask GitHub'] : []),
+    ...(input.cluster ? [] : ["the cluster's policies and recommendations: run with --recommendations cluster (and KUBECONFIG or in-cluster) to validate them too"]),
+  ];
+}
+
+export function renderFindings(findings: readonly Finding[], unchecked: readonly string[] = []): string {
+  const notes = unchecked.map((what) => `not checked: ${what}\n`).join('');
+  if (findings.length === 0) return `doctor: nothing found that would stop kerf changes from landing or windows from holding\n${notes}`;
+  const lines = findings.map((f) => `${f.severity.toUpperCase()} [${f.check}${f.code ? ` ${f.code}` : ''}]${f.file ? ` ${f.file}${f.line ? `:${f.line}${f.column ? `:${f.column}` : ''}` : ''}` : ''}\n  ${f.message}\n  fix: ${f.fix}`);
+  return `${lines.join('\n')}\n${notes}`;
 }

@@ -52,6 +52,8 @@ export interface GitPort {
   openWorktree(sha: string): Promise<Worktree>;
   /** Pushes `sha` to `branch` only if origin's branch is still at `expected` (null: must not exist). */
   push(sha: string, branch: string, expected: string | null): Promise<PushResult>;
+  /** Deletes `branch` only if origin's branch is still at `expected`: a commit pushed since is never dropped. */
+  deleteBranch(branch: string, expected: string): Promise<PushResult>;
 }
 
 export type GitErrorCode = 'GitFailed' | 'NoOrigin';
@@ -70,37 +72,79 @@ export class GitError extends Error {
 export interface GitOptions {
   /** The clone, with `origin` the repository (as actions/checkout leaves it). */
   repo: string;
-  /** Sent as the Authorization header of actions/checkout's shape; optional when the clone already authenticates. */
+  /** Sent as the Authorization header of actions/checkout's shape; optional when the clone already authenticates (a token in origin's URL is moved there too). */
   token?: string;
 }
 
 const STALE_LEASE = /stale info/;
 
+/** Origin's URL without user name and password, and the password it carried (a token in the URL). */
+export function withoutCredentials(url: string): { url: string; password?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url }; // scp-like (`git@host:repo`) or a path: nothing to strip
+  }
+  if (!/^https?:$/.test(parsed.protocol) || (parsed.username === '' && parsed.password === '')) return { url };
+  // `https://<token>@host/…` carries a GitHub token as the user name (their prefixes say so).
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password) || (/^(gh[pousr]_|github_pat_)/.test(user) ? user : '');
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.toString(), ...(password && { password }) };
+}
+
 /**
- * Settings on every command: no line-ending conversion (edits are byte-exact), and the token as
- * an extra header for origin's URL, the same shape actions/checkout persists. An empty value
- * first clears a header persisted for that URL, so exactly one Authorization header goes out.
+ * Settings on every command, passed as git's `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`
+ * environment so none of them is in any process's argv (other local users read `/proc/<pid>/cmdline`):
+ * no line-ending conversion (edits are byte-exact), and the token as an extra header for origin's
+ * URL, the shape actions/checkout persists. An empty value first clears a header persisted for
+ * that URL, so exactly one Authorization header goes out.
  */
-function commandConfig(originUrl: string, token: string | undefined): string[] {
-  const config = ['core.autocrlf=false', 'core.safecrlf=false'];
+function configEnv(remoteUrl: string, token: string | undefined, extra: readonly [string, string][] = []): Record<string, string> {
+  const config: [string, string][] = [['core.autocrlf', 'false'], ['core.safecrlf', 'false'], ...extra];
   if (token) {
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    config.push(`http.${originUrl}.extraheader=`, `http.${originUrl}.extraheader=AUTHORIZATION: basic ${basic}`);
+    config.push([`http.${remoteUrl}.extraheader`, ''], [`http.${remoteUrl}.extraheader`, `AUTHORIZATION: basic ${basic}`]);
   }
-  return config;
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !GUARDED_ENV.test(key)) env[key] = value;
+  env.GIT_CONFIG_COUNT = String(config.length);
+  config.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
+/**
+ * What simple-git drops from the inherited environment (and refuses in an explicit one): GIT_*
+ * (a caller's GIT_DIR must not pick the repo) and the editors, pagers and askpass programs.
+ */
+const GUARDED_ENV = /^(git_.*|editor|visual|pager|prefix|ssh_askpass)$/i;
+
+/** A simple-git client whose config arrives through the environment (which simple-git blocks unless told). */
+function gitIn(baseDir: string, env: Record<string, string>): SimpleGit {
+  const allowEnvironment = Object.keys(env).filter((key) => key.startsWith('GIT_CONFIG_'));
+  return simpleGit({ baseDir, allowEnvironment, allowConfig: ['http.*.extraheader', 'core.autocrlf', 'core.safecrlf', 'user.name', 'user.email'], unsafe: { allowUnsafeConfigEnvCount: true } }).env(env);
 }
 
 export async function createGit(options: GitOptions): Promise<GitPort> {
-  const secrets = options.token ? [options.token] : [];
+  let origin: string;
+  try {
+    origin = (await simpleGit({ baseDir: options.repo }).remote(['get-url', 'origin']))?.trim() ?? '';
+  } catch (error) {
+    throw new GitError('NoOrigin', `${options.repo} is not a clone with an origin remote: ${redact((error as Error).message.trim(), options.token ? [options.token] : [])}`, { cause: error });
+  }
+  // Commands name origin by its bare URL: a remote helper gets the URL in its argv, so credentials
+  // in origin's URL would be readable there; the token they held goes into the header instead.
+  const { url: remote, password } = withoutCredentials(origin);
+  const token = options.token || password;
+  const secrets = [token, password].filter((secret): secret is string => Boolean(secret));
   const fail = (what: string, error: unknown): GitError =>
     new GitError('GitFailed', redact(`git: cannot ${what}: ${String((error as Error)?.message ?? error).trim()}`, secrets), { cause: error });
-  let originUrl: string;
-  try {
-    originUrl = (await simpleGit({ baseDir: options.repo }).remote(['get-url', 'origin']))?.trim() ?? '';
-  } catch (error) {
-    throw new GitError('NoOrigin', redact(`${options.repo} is not a clone with an origin remote: ${(error as Error).message.trim()}`, secrets), { cause: error });
-  }
-  const git = simpleGit({ baseDir: options.repo, config: commandConfig(originUrl, options.token) });
+  const git = gitIn(options.repo, configEnv(remote, token));
   const run = async (what: string, args: string[], in_: SimpleGit = git): Promise<string> => {
     try {
       return await in_.raw(args);
@@ -110,17 +154,31 @@ export async function createGit(options: GitOptions): Promise<GitPort> {
   };
   const shallow = async () => (await run('inspect the clone', ['rev-parse', '--is-shallow-repository'])).trim() === 'true';
   const lsRemote = async (args: string[]): Promise<string> => run('list the branches of origin', ['ls-remote', ...args]);
+  /** Pushes `refspec` (an empty source deletes) only while origin's `branch` is still at `expected`. */
+  const pushWithLease = async (refspec: string, branch: string, expected: string | null): Promise<PushResult> => {
+    const ref = `refs/heads/${branch}`;
+    try {
+      await git.raw(['push', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expected ?? ''}`, remote, refspec]);
+      return { kind: 'pushed' };
+    } catch (error) {
+      const message = redact(String((error as Error).message).trim(), secrets);
+      // The lease is the only judge of "someone else moved it"; confirm with what origin holds now.
+      const now = (await lsRemote([remote, ref])).split('\n').map((line) => /^([0-9a-f]{40,64})\t/.exec(line)?.[1]).find(Boolean) ?? null;
+      if (STALE_LEASE.test(message) || now !== expected) return { kind: 'lease-rejected', remoteSha: now };
+      return { kind: 'rejected', message };
+    }
+  };
 
   return {
     async defaultBranch() {
-      const symref = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(await lsRemote(['--symref', 'origin', 'HEAD']));
+      const symref = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(await lsRemote(['--symref', remote, 'HEAD']));
       if (!symref?.[1]) throw new GitError('GitFailed', 'git: origin does not say which branch is its default (HEAD)');
       return symref[1];
     },
 
     async branches(prefix) {
       const heads = new Map<string, string>();
-      for (const line of (await lsRemote(['--heads', 'origin', `refs/heads/${prefix}*`])).split('\n')) {
+      for (const line of (await lsRemote(['--heads', remote, `refs/heads/${prefix}*`])).split('\n')) {
         const ref = /^([0-9a-f]{40,64})\trefs\/heads\/(\S+)$/.exec(line);
         if (ref?.[1] && ref[2]) heads.set(ref[2], ref[1]);
       }
@@ -133,7 +191,7 @@ export async function createGit(options: GitOptions): Promise<GitPort> {
       const refspecs = branches.map((branch) => `+refs/heads/${branch}:refs/remotes/origin/${branch}`);
       // --depth in a full clone would make it shallow; only a shallow clone needs the limit.
       const limit = (await shallow()) ? [`--depth=${depth}`] : [];
-      await run(`fetch ${branches.join(', ')}`, ['fetch', '--quiet', '--no-tags', ...limit, 'origin', ...refspecs]);
+      await run(`fetch ${branches.join(', ')}`, ['fetch', '--quiet', '--no-tags', ...limit, remote, ...refspecs]);
       for (const branch of branches) {
         heads.set(branch, (await run(`read origin/${branch}`, ['rev-parse', '--verify', `refs/remotes/origin/${branch}^{commit}`])).trim());
       }
@@ -178,7 +236,7 @@ export async function createGit(options: GitOptions): Promise<GitPort> {
     async openWorktree(sha) {
       const root = await mkdtemp(join(tmpdir(), 'kerf-worktree-'));
       await run('create a work tree', ['worktree', 'add', '--quiet', '--detach', root, sha]);
-      const tree = simpleGit({ baseDir: root, config: commandConfig(originUrl, options.token) });
+      const tree = gitIn(root, configEnv(remote, token));
       return {
         root,
         async reset(to) {
@@ -188,7 +246,7 @@ export async function createGit(options: GitOptions): Promise<GitPort> {
         async commit(files, message, author) {
           await writeFilesAtomic(root, files);
           await run('stage the edits', ['add', '--', ...files.map((file) => file.path)], tree);
-          const identity = simpleGit({ baseDir: root, config: [...commandConfig(originUrl, options.token), `user.name=${author.name}`, `user.email=${author.email}`] });
+          const identity = gitIn(root, configEnv(remote, token, [['user.name', author.name], ['user.email', author.email]]));
           // --no-verify: a repository's pre-commit hooks (formatters) must not rewrite kerf's byte-exact edits.
           await run('commit', ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--message', message], identity);
           return (await run('read the new commit', ['rev-parse', 'HEAD'], tree)).trim();
@@ -201,18 +259,12 @@ export async function createGit(options: GitOptions): Promise<GitPort> {
       };
     },
 
-    async push(sha, branch, expected) {
-      const ref = `refs/heads/${branch}`;
-      try {
-        await git.raw(['push', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expected ?? ''}`, 'origin', `${sha}:${ref}`]);
-        return { kind: 'pushed' };
-      } catch (error) {
-        const message = redact(String((error as Error).message).trim(), secrets);
-        // The lease is the only judge of "someone else moved it"; confirm with what origin holds now.
-        const now = (await lsRemote(['origin', ref])).split('\n').map((line) => /^([0-9a-f]{40,64})\t/.exec(line)?.[1]).find(Boolean) ?? null;
-        if (STALE_LEASE.test(message) || now !== expected) return { kind: 'lease-rejected', remoteSha: now };
-        return { kind: 'rejected', message };
-      }
+    push(sha, branch, expected) {
+      return pushWithLease(`${sha}:refs/heads/${branch}`, branch, expected);
+    },
+
+    deleteBranch(branch, expected) {
+      return pushWithLease(`:refs/heads/${branch}`, branch, expected);
     },
   };
 }

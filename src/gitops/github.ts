@@ -18,11 +18,30 @@ export interface OpenPullRequest {
   labels: string[];
   /** RFC 3339, when GitHub created it (the hourly PR limit counts these). */
   createdAt: string;
+  /** GraphQL node id (for mutations REST lacks, such as enabling auto-merge). */
+  nodeId: string;
+  /** Auto-merge is enabled on it. */
+  autoMerge: boolean;
+}
+
+export interface IssueRef {
+  number: number;
+  url: string;
+  body: string;
+}
+
+export interface ClosedPullRequest {
+  number: number;
+  url: string;
+  body: string;
+  merged: boolean;
 }
 
 export interface GitHubPort {
   /** `owner/repo` */
   readonly repository: string;
+  /** The repository's web address (`https://github.com/owner/repo`), for links in PR bodies. */
+  readonly webUrl?: string;
   /** Every open PR whose head branch lives in this repository (forks are not kerf's). */
   listOpenPulls(): Promise<OpenPullRequest[]>;
   findOpenPull(branch: string, base: string): Promise<OpenPullRequest | null>;
@@ -32,13 +51,21 @@ export interface GitHubPort {
   updatePull(number: number, input: { title?: string; body?: string; state?: 'closed' }): Promise<void>;
   addLabels(number: number, labels: readonly string[]): Promise<void>;
   requestReviewers(number: number, input: { reviewers: readonly string[]; teamReviewers: readonly string[] }): Promise<void>;
-  /** Bodies of the PR's conversation comments. */
-  listComments(number: number): Promise<string[]>;
+  /** Closed PRs of `branch` into `base`, newest first: a person's close is a decision kerf reads back. */
+  listClosedPulls(branch: string, base: string): Promise<ClosedPullRequest[]>;
   comment(number: number, body: string): Promise<void>;
   /** The latest `kerf/window` status of a commit, or null when it has none. */
   getWindowStatus(sha: string): Promise<WindowStatus | null>;
   setWindowStatus(sha: string, status: WindowStatus): Promise<void>;
-  deleteBranch(branch: string): Promise<void>;
+  /** The oldest open issue (not PR) whose body holds `marker`, or null. */
+  findIssue(marker: string): Promise<IssueRef | null>;
+  createIssue(input: { title: string; body: string }): Promise<IssueRef>;
+  updateIssue(number: number, input: { body: string }): Promise<void>;
+  /**
+   * Enables GitHub auto-merge (GraphQL `enablePullRequestAutoMerge`): GitHub merges the PR once its
+   * required checks pass. `mergeable` when GitHub refuses because the PR can be merged right now.
+   */
+  enableAutoMerge(pr: Pick<OpenPullRequest, 'number' | 'nodeId'>): Promise<'enabled' | 'mergeable'>;
   /**
    * Whether `branch` (default: the repository's default branch) requires the `kerf/window` status,
    * by a ruleset or else by classic protection; `unknown`, with why, when GitHub will not tell.
@@ -83,6 +110,7 @@ export type GitHubErrorCode =
   | 'RateLimited'
   | 'GitHubUnavailable'
   | 'PullRequestExists'
+  | 'AutoMergeUnavailable'
   | 'GitHubRequestFailed';
 
 export class GitHubError extends Error {
@@ -119,12 +147,14 @@ const PERMISSIONS = {
   'update a pull request': 'pull-requests: write',
   'label a pull request': 'pull-requests: write',
   'request reviewers': 'pull-requests: write',
-  'read comments': 'pull-requests: read',
   'read a pull request': 'pull-requests: read',
   'comment': 'pull-requests: write',
   'read commit statuses': 'statuses: read',
   'set a commit status': 'statuses: write',
-  'delete a branch': 'contents: write',
+  'enable auto-merge': 'pull-requests: write',
+  'list issues': 'issues: read',
+  'open an issue': 'issues: write',
+  'update an issue': 'issues: write',
   'read the repository': 'metadata: read',
   'read branch rules': 'metadata: read',
   'read branch protection': 'administration: read',
@@ -199,6 +229,8 @@ interface PullLike {
   title: string;
   body?: string | null;
   created_at: string;
+  node_id: string;
+  auto_merge?: unknown;
   head: { ref: string; sha: string; repo?: { full_name: string } | null };
   base: { ref: string };
   labels: { name?: string }[];
@@ -215,7 +247,21 @@ function toPull(pr: PullLike): OpenPullRequest {
     body: pr.body ?? '',
     labels: pr.labels.map((label) => label.name ?? '').filter(Boolean),
     createdAt: pr.created_at,
+    nodeId: pr.node_id,
+    autoMerge: pr.auto_merge !== null && pr.auto_merge !== undefined,
   };
+}
+
+const ENABLE_AUTO_MERGE = `mutation($id: ID!) { enablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { number } } }`;
+/** GitHub's answer when the PR could be merged at once: nothing to wait for, so nothing to enable. */
+const CLEAN_STATUS = /clean status/i;
+
+/** `https://api.github.com` → `https://github.com`; GitHub Enterprise Server's `https://HOST/api/v3` → `https://HOST`. */
+export function webBase(apiUrl: string): string {
+  const url = new URL(apiUrl);
+  if (url.hostname === 'api.github.com') return 'https://github.com';
+  if (url.hostname.startsWith('api.')) return `${url.protocol}//${url.host.slice(4)}`;
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/api\/v3\/?$/, '')}`;
 }
 
 export function createGitHub(options: GitHubOptions): GitHubPort {
@@ -276,6 +322,7 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
 
   return {
     repository: options.repository,
+    webUrl: `${webBase(options.apiUrl)}/${options.repository}`,
     listOpenPulls: () =>
       call('list pull requests', async () =>
         (await octokit.paginate(octokit.rest.pulls.list, { owner, repo, state: 'open', per_page: 100 })).filter(ours).map(toPull),
@@ -305,9 +352,11 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
       call('request reviewers', async () => {
         await octokit.rest.pulls.requestReviewers({ owner, repo, pull_number: number, reviewers: [...reviewers], team_reviewers: [...teamReviewers] });
       }),
-    listComments: (number) =>
-      call('read comments', async () =>
-        (await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: number, per_page: 100 })).map((c) => c.body ?? ''),
+    listClosedPulls: (branch, base) =>
+      call('list pull requests', async () =>
+        (await octokit.paginate(octokit.rest.pulls.list, { owner, repo, state: 'closed', head: `${owner}:${branch}`, base, per_page: 100 }))
+          .filter(ours)
+          .map((pr) => ({ number: pr.number, url: pr.html_url, body: pr.body ?? '', merged: pr.merged_at !== null })),
       ),
     comment: (number, body) =>
       call('comment', async () => {
@@ -324,10 +373,34 @@ export function createGitHub(options: GitHubOptions): GitHubPort {
       call('set a commit status', async () => {
         await octokit.rest.repos.createCommitStatus({ owner, repo, sha, context: WINDOW_STATUS_CONTEXT, state: status.state, description: status.description });
       }),
-    deleteBranch: (branch) =>
-      call('delete a branch', async () => {
-        await octokit.rest.git.deleteRef({ owner, repo, ref: `heads/${branch}` });
+    findIssue: (marker) =>
+      call('list issues', async () => {
+        const issues = await octokit.paginate(octokit.rest.issues.listForRepo, { owner, repo, state: 'open', per_page: 100 });
+        const found = issues.filter((issue) => !issue.pull_request && (issue.body ?? '').includes(marker)).sort((a, b) => a.number - b.number)[0];
+        return found ? { number: found.number, url: found.html_url, body: found.body ?? '' } : null;
       }),
+    createIssue: ({ title, body }) =>
+      call('open an issue', async () => {
+        const { data } = await octokit.rest.issues.create({ owner, repo, title, body });
+        return { number: data.number, url: data.html_url, body: data.body ?? body };
+      }),
+    updateIssue: (number, { body }) =>
+      call('update an issue', async () => {
+        await octokit.rest.issues.update({ owner, repo, issue_number: number, body });
+      }),
+    enableAutoMerge: async (pr) => {
+      try {
+        await call('enable auto-merge', () => octokit.graphql(ENABLE_AUTO_MERGE, { id: pr.nodeId }));
+        return 'enabled';
+      } catch (error) {
+        // octokit's GraphqlResponseError (a 200 answer carrying `errors`) is not exported by the octokit package.
+        const graphql = (error as GitHubError).cause as { name?: string; errors?: { message: string }[]; message?: string } | undefined;
+        if (graphql?.name !== 'GraphqlResponseError') throw error;
+        const message = graphql.errors?.map((e) => e.message).join('; ') ?? String(graphql.message);
+        if (CLEAN_STATUS.test(message)) return 'mergeable';
+        throw new GitHubError('AutoMergeUnavailable', redact(`GitHub would not enable auto-merge on #${pr.number} in ${options.repository}: ${message} (allow auto-merge in Settings → General, and require the kerf/window check on the base branch)`, [options.token]), undefined, { cause: error });
+      }
+    },
     windowProtection: async (branch) => {
       let name = branch;
       try {

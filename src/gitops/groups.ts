@@ -11,6 +11,8 @@ export interface PrGroup {
   proposed: Decision[];
   /** Changes of the group held back (`blocked`, `wait`), listed in the PR body with their reasons. */
   heldBack: Decision[];
+  /** A group too big for one PR body is split; this is part `index` (1-based) of `count`. */
+  part?: { index: number; count: number };
 }
 
 /** Decision actions whose changes belong to a PR group (proposed or held back). */
@@ -23,14 +25,31 @@ const GROUPED_ACTIONS: ReadonlySet<Decision['action']> = new Set(['pull-request'
  * name is a prefix directory of another.
  */
 export function branchName(prefix: string, groupBy: GroupBy, target: ObjectRef): string {
+  const namespace = refSegment(target.namespace);
   switch (groupBy) {
     case 'per-workload':
-      return `${prefix}${target.namespace}/${target.kind.toLowerCase()}/${target.name}`;
+      return `${prefix}${namespace}/${refSegment(target.kind.toLowerCase())}/${refSegment(target.name)}`;
     case 'per-namespace':
-      return `${prefix}${target.namespace}/_all`;
+      return `${prefix}${namespace}/_all`;
     case 'single':
       return `${prefix}_all`;
   }
+}
+
+/**
+ * One component of a ref name from a value kerf read from Git: what Kubernetes names may hold
+ * ([a-z0-9.-]) is kept; anything else (a backtick, a space, `..`, what git refuses in a ref) becomes
+ * `-`, and a short hash of the original keeps two such names apart.
+ */
+export function refSegment(value: string): string {
+  if (/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value) && !value.includes('..')) return value;
+  const safe = value
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[.-]+|[.-]+$/g, '')
+    .slice(0, 60);
+  return `${safe || 'x'}-${createHash('sha256').update(value).digest('hex').slice(0, 8)}`;
 }
 
 /** Groups the decisions that carry changes for Git; groups are sorted by branch. */
@@ -60,7 +79,29 @@ function subject(proposed: readonly Decision[]): string {
 }
 
 export function pullRequestTitle(group: PrGroup): string {
-  return `kerf: rightsize ${subject(group.proposed)}`;
+  return `kerf: rightsize ${subject(group.proposed)}${group.part ? ` (part ${group.part.index} of ${group.part.count})` : ''}`;
+}
+
+/**
+ * The group cut into the fewest parts for which `fits` holds (GitHub's body limit), proposed and
+ * held-back changes spread evenly in target order; each part on its own branch `<branch>-part-<i>`.
+ * A group that fits, or holds one workload, stays whole.
+ */
+export function splitToFit(group: PrGroup, fits: (group: PrGroup) => boolean): PrGroup[] {
+  const size = Math.max(group.proposed.length, group.heldBack.length);
+  if (size <= 1 || fits(group)) return [group];
+  const slice = <T>(items: readonly T[], index: number, count: number): T[] =>
+    items.slice(Math.floor((items.length * index) / count), Math.floor((items.length * (index + 1)) / count));
+  for (let count = 2; ; count++) {
+    const parts = Array.from({ length: count }, (_, index) => ({
+      branch: `${group.branch}-part-${index + 1}`,
+      proposed: slice(group.proposed, index, count),
+      heldBack: slice(group.heldBack, index, count),
+      part: { index: index + 1, count },
+    }));
+    // With count ≤ size every part holds at least one change of the longer list.
+    if (count >= size || parts.every(fits)) return parts;
+  }
 }
 
 /** The trailer that records which change set a kerf commit carries. */

@@ -2,31 +2,55 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KerfConfig, PlanError, RightsizingRecommendation } from '../model/types.js';
-import { CONFIG_DEFAULTS, validateConfig, API_GROUP, validateRecommendation } from '../model/validate.js';
-import { indexRepo, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
+import { CONFIG_DEFAULTS, API_VERSION, validateRecommendation } from '../model/validate.js';
+import { decodeUtf8, indexRepo, misspeltKerfObject, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
+import { readConfigText } from '../manifests/config-file.js';
+import { documentLocator } from '../model/yaml-locate.js';
 import { applyKustomizeValues, buildGraph, kustomizeErrors, kustomizeView } from '../manifests/kustomize-values.js';
 
-/** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path. */
+/** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path, a config kerf cannot run with. */
 export class InputError extends Error {
   readonly code = 'InvalidInput';
 }
+
+/** Config problems no run can go on with: where to scan, and what branches to push. */
+const STOPPING_CONFIG_CODES = new Set(['PathOutsideRepo', 'PathNotFound', 'InvalidBranchPrefix']);
 
 export const DEFAULT_CONFIG_PATH = '.kerf/config.yaml';
 
 export async function loadConfig(repo: string, file: string | undefined): Promise<{ config: KerfConfig; file?: string; errors: PlanError[] }> {
   const path = file ?? join(repo, DEFAULT_CONFIG_PATH);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
     if (file === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return { config: CONFIG_DEFAULTS, errors: [] };
     throw new InputError(`cannot read config ${path}: ${(error as Error).message}`, { cause: error });
   }
   const shown = displayPath(repo, path);
+  const { config, errors } = readConfigText(shown, bytes);
+  errors.push(...(await pathErrors(repo, config.paths, shown)));
+  const stopping = errors.filter((error) => error.code !== undefined && STOPPING_CONFIG_CODES.has(error.code));
+  if (stopping.length > 0) throw new InputError(stopping.map((error) => error.message).join('\n'));
+  return { config, file: shown, errors };
+}
+
+/** `paths` entries must name directories inside the repo. */
+async function pathErrors(repo: string, paths: readonly string[], file: string): Promise<PlanError[]> {
   const errors: PlanError[] = [];
-  const [doc] = parseFile(shown, text, errors).documents;
-  const validated = validateConfig(doc ?? null, shown);
-  return { config: validated.config, file: shown, errors: [...errors, ...validated.errors] };
+  for (const [i, entry] of paths.entries()) {
+    const field = `paths[${i}]`;
+    const inside = relative(resolve(repo), resolve(repo, entry));
+    if (isAbsolute(entry) || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+      errors.push({ code: 'PathOutsideRepo', file, object: 'config', field, message: `${file}: config: ${field}: ${JSON.stringify(entry)} is outside the repo; paths are directories inside it` });
+      continue;
+    }
+    const info = await stat(join(repo, entry)).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      errors.push({ code: 'PathNotFound', file, object: 'config', field, message: `${file}: config: ${field}: ${JSON.stringify(entry)} is not a directory of the repo` });
+    }
+  }
+  return errors;
 }
 
 function displayPath(repo: string, path: string): string {
@@ -104,15 +128,20 @@ export async function loadRecommendationFiles(
   const recommendations: RightsizingRecommendation[] = [];
   const errors: PlanError[] = [];
   for (const path of paths) {
-    const text = await readFile(path, 'utf8').catch((error: unknown) => {
+    const bytes = await readFile(path).catch((error: unknown) => {
       throw new InputError(`cannot read recommendations ${path}: ${(error as Error).message}`, { cause: error });
     });
     const shown = displayPath(repo, path);
+    const text = decodeUtf8(shown, bytes, errors);
+    if (text === undefined) continue;
     const scanned = parseFile(shown, text, errors);
     scanned.documents.forEach((doc, i) => {
       const object = doc as { apiVersion?: unknown; kind?: unknown } | null;
-      if (object?.kind !== 'RightsizingRecommendation' || !String(object.apiVersion).startsWith(`${API_GROUP}/`)) return;
-      const result = validateRecommendation(doc as Record<string, unknown>, { file: shown, line: scanned.lines[i] ?? 1 });
+      const line = scanned.lines[i] ?? 1;
+      const misspelt = misspeltKerfObject(String(object?.kind ?? ''), String(object?.apiVersion ?? ''));
+      if (misspelt) errors.push({ code: misspelt.problem.code, file: shown, line, message: `${shown}:${line}: ${misspelt.problem.message}` });
+      if (object?.kind !== 'RightsizingRecommendation' || object.apiVersion !== API_VERSION) return;
+      const result = validateRecommendation(doc as Record<string, unknown>, { file: shown, line: scanned.lines[i] ?? 1, locate: documentLocator(text, i) });
       errors.push(...result.errors);
       if (result.recommendation) recommendations.push(result.recommendation);
     });

@@ -1,6 +1,8 @@
 // The plan as a table for people: one row per decision, then the errors.
+import { skipLines } from '../import/resources.js';
 import type { Change, Decision } from '../model/types.js';
 import type { Plan } from './plan.js';
+import { describeNextWindow } from './window-text.js';
 
 function shortField(change: Change): string {
   const [group, resource] = change.field.split('.') as [string, string];
@@ -31,15 +33,18 @@ export function renderPlanTable(plan: Plan): string {
     d.action,
     d.phase,
     d.reason ?? '-',
-    d.nextWindow ?? '-',
+    describeNextWindow(d, plan.now) ?? '-',
     describeChanges(d.changes) || '-',
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   const out = [`Plan at ${plan.now}`, '', line(header), ...rows.map(line)];
   if (rows.length === 0) out.push('(no recommendations)');
-  if (plan.errors.length > 0) {
-    out.push('', `Errors (${plan.errors.length}):`, ...plan.errors.map((error) => `  - ${error.message}`));
-  }
+  const errors = plan.errors.filter((error) => error.severity !== 'warning');
+  const warnings = plan.errors.filter((error) => error.severity === 'warning');
+  const listed = (error: Plan['errors'][number]) => `  - ${error.code ? `[${error.code}] ` : ''}${error.message}`;
+  if (errors.length > 0) out.push('', `Errors (${errors.length}):`, ...errors.map(listed));
+  if (warnings.length > 0 || plan.warnings.length > 0) out.push('', `Warnings (${warnings.length + plan.warnings.length}):`, ...[...warnings, ...plan.warnings].map(listed));
+  out.push(...skipLines('Skipped VPA recommendations', plan.skipped ?? []));
   return `${out.join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
 // The plan: every recommendation → one decision, with the errors met on the way.
+import type { Skip } from '../import/resources.js';
 import type {
   Decision,
   KerfConfig,
@@ -11,12 +12,22 @@ import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
+
+/** Whether a run met an error (warnings do not count): exit 1, a red step. */
+export function hasErrors(errors: readonly PlanError[]): boolean {
+  return errors.some((error) => error.severity !== 'warning');
+}
 import { compiledWindows } from '../rules/window-state.js';
+import { alwaysFrozenWindows } from '../rules/window-free.js';
 
 export interface Plan {
   now: string;
   decisions: Decision[];
   errors: PlanError[];
+  /** With `--recommendations vpa`: what the VPAs said that was not turned into a recommendation, and why. */
+  skipped?: Skip[];
+  /** Problems that hold nothing back today but mean a setting does not do what it says (e.g. WindowAlwaysFrozen). */
+  warnings: PlanError[];
 }
 
 export interface PlanInput {
@@ -36,30 +47,24 @@ function groupByNamespace<T>(items: readonly T[], namespaceOf: (item: T) => stri
   return groups;
 }
 
-/** Invalid windows are reported once per list, naming the policy (or the config) and the index. */
-function windowErrors(policies: readonly RightsizingPolicy[], config: KerfConfig, configFile: string | undefined): PlanError[] {
-  const errors: PlanError[] = [];
-  const report = (owner: string, file: string | undefined, line: number | undefined, field: string, kind: 'maintenance' | 'freeze', specs: RightsizingPolicy['apply']['freezeWindows']) => {
-    for (const error of compiledWindows(specs, kind).errors) {
-      const path = `${field}[${error.index}]${error.field === undefined ? '' : `.${error.field}`}`;
-      // The rule's message starts with its own list name; the policy's field path replaces it.
-      const detail = error.message.slice(error.message.indexOf(': ') + 2);
-      errors.push({
+/** Maintenance windows that every opening of falls inside a freeze (the policy's or the chart's): nothing merges in them. */
+function frozenWindowWarnings(policies: readonly RightsizingPolicy[], config: KerfConfig, now: Date): PlanError[] {
+  return policies.flatMap((policy) => {
+    const freezes = [compiledWindows(config.freeze.windows, 'freeze'), compiledWindows(policy.apply.freezeWindows, 'freeze')];
+    const file = policy.source?.file;
+    const object = `RightsizingPolicy ${policy.namespace}/${policy.name}`;
+    return alwaysFrozenWindows(compiledWindows(policy.apply.maintenanceWindows, 'maintenance'), freezes, now).map((index) => {
+      const field = `spec.apply.maintenanceWindows[${index}]`;
+      return {
+        code: 'WindowAlwaysFrozen',
         ...(file !== undefined && { file }),
-        ...(line !== undefined && { line }),
-        object: owner,
-        field: path,
-        message: `${file ? `${file}: ` : ''}${owner}: ${path}: ${detail}`,
-      });
-    }
-  };
-  for (const policy of policies) {
-    const owner = `RightsizingPolicy ${policy.namespace}/${policy.name}`;
-    report(owner, policy.source?.file, policy.source?.line, 'spec.apply.maintenanceWindows', 'maintenance', policy.apply.maintenanceWindows);
-    report(owner, policy.source?.file, policy.source?.line, 'spec.apply.freezeWindows', 'freeze', policy.apply.freezeWindows);
-  }
-  report('config', configFile, undefined, 'freeze.windows', 'freeze', config.freeze.windows);
-  return errors;
+        ...(policy.source?.line !== undefined && { line: policy.source.line }),
+        object,
+        field,
+        message: `${file ? `${file}: ` : ''}${object}: ${field} opens only inside freeze windows (the policy's or the chart's), so no deferred change is ever merged in it`,
+      };
+    });
+  });
 }
 
 function byTarget(a: Decision, b: Decision): number {
@@ -70,9 +75,10 @@ function byTarget(a: Decision, b: Decision): number {
   );
 }
 
-export function makePlan(input: PlanInput, configFile?: string): Plan {
+export function makePlan(input: PlanInput): Plan {
   const { index, recommendations, config, fleetPaused, now } = input;
-  const errors: PlanError[] = [...index.errors, ...windowErrors(index.policies, config, configFile)];
+  // Window problems come with the objects' own (validation reports them, at the field's line).
+  const errors: PlanError[] = [...index.errors];
   const policiesByNamespace = groupByNamespace(index.policies, (policy) => policy.namespace);
   const pdbsByNamespace = groupByNamespace(index.pdbs, (pdb) => pdb.ref.namespace);
   const hpasByNamespace = groupByNamespace(index.hpas, (hpa) => hpa.ref.namespace);
@@ -80,8 +86,9 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
 
   for (const recommendation of recommendations) {
     const where = `${recommendation.source?.file ? `${recommendation.source.file}: ` : ''}RightsizingRecommendation ${recommendation.namespace}/${recommendation.name}`;
-    const fail = (field: string, message: string) =>
+    const fail = (code: string, field: string, message: string) =>
       errors.push({
+        code,
         ...(recommendation.source?.file !== undefined && { file: recommendation.source.file }),
         ...(recommendation.source?.line !== undefined && { line: recommendation.source.line }),
         object: `RightsizingRecommendation ${recommendation.namespace}/${recommendation.name}`,
@@ -90,19 +97,21 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
       });
     const { kind, name } = recommendation.targetRef;
     if (!(WORKLOAD_KINDS as readonly string[]).includes(kind)) {
-      fail('spec.targetRef.kind', `unsupported target kind ${JSON.stringify(kind)}; kerf-gitops rightsizes ${WORKLOAD_KINDS.join(', ')}`);
+      fail('UnsupportedTargetKind', 'spec.targetRef.kind', `unsupported target kind ${JSON.stringify(kind)}; kerf-gitops rightsizes ${WORKLOAD_KINDS.join(', ')}`);
       continue;
     }
     const key = workloadKey({ namespace: recommendation.namespace, kind, name });
     const workload = index.workloads.get(key);
     if (!workload) {
-      fail('spec.targetRef', `target ${key} is not in the repo`);
+      const unreadable = index.unreadable?.get(key);
+      if (unreadable) fail('UnparsableObject', 'spec.targetRef', `target ${key} is in ${unreadable.file}, which does not parse (${unreadable.message}); nothing is planned for it`);
+      else fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo`);
       continue;
     }
     const match = selectPolicy(workload, policiesByNamespace.get(workload.ref.namespace) ?? []);
     if (match.kind === 'ambiguous') {
       const [a, b] = match.policies;
-      fail('spec.targetRef', `${key} is covered by two equally specific policies, ${a.name} (${a.source?.file ?? '?'}) and ${b.name} (${b.source?.file ?? '?'}); it is left alone until one of them is narrowed`);
+      fail('AmbiguousPolicy', 'spec.targetRef', `${key} is covered by two equally specific policies, ${a.name} (${a.source?.file ?? '?'}) and ${b.name} (${b.source?.file ?? '?'}); it is left alone until one of them is narrowed`);
     }
     const facts: DecisionFacts = {
       fleetPaused,
@@ -125,5 +134,5 @@ export function makePlan(input: PlanInput, configFile?: string): Plan {
     }
   }
   decisions.sort(byTarget);
-  return { now: now.toISOString(), decisions, errors };
+  return { now: now.toISOString(), decisions, errors, warnings: frozenWindowWarnings(index.policies, config, now) };
 }

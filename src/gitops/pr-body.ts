@@ -1,21 +1,29 @@
 // The PR body: rendered from templates/pr/body.md, explaining every change and every held-back
 // change (G4), and carrying a hidden metadata marker kerf reads back on the next run.
 import { readFile } from 'node:fs/promises';
-import type { Change, Decision, Reason } from '../model/types.js';
+import type { Change, Decision } from '../model/types.js';
 import { parseQuantity, percentChange } from '../rules/quantity.js';
 import { describeChanges } from './plan-table.js';
 import { targetName, type PrGroup } from './groups.js';
 import { compileTemplate } from './template.js';
-import { formatWindowTime, type WindowStatus } from './window-status.js';
+import { embeddedTemplate } from '../embedded-templates.js';
+import { code, codeCell, literalCell } from './markdown.js';
+import { NO_FREE_WINDOW, readmeLink, REASON_TEXT, reasonMarkdown, reasonWords } from './reason-text.js';
+import { reviewView, type ReviewContext, type ReviewView } from './pr-review.js';
+import type { WindowStatus } from './window-status.js';
+import { describeNextWindow } from './window-text.js';
 
 /** Where the body template lives; `lib/gitops/` and `src/gitops/` both sit two levels below the package. */
 export const DEFAULT_BODY_TEMPLATE = new URL('../../templates/pr/body.md', import.meta.url);
 
 export type RenderBody = (view: BodyView) => string;
 
-export async function loadBodyTemplate(path: URL | string = DEFAULT_BODY_TEMPLATE): Promise<RenderBody> {
-  const text = await readFile(path, 'utf8');
-  return compileTemplate(text, String(path));
+export async function loadBodyTemplate(path?: URL | string): Promise<RenderBody> {
+  const embedded = path === undefined ? embeddedTemplate('pr/body.md') : undefined;
+  if (embedded !== undefined) return compileTemplate(embedded, 'templates/pr/body.md');
+  const source = path ?? DEFAULT_BODY_TEMPLATE;
+  const text = await readFile(source, 'utf8');
+  return compileTemplate(text, String(source));
 }
 
 /** What kerf reads back from an open PR. */
@@ -28,6 +36,10 @@ export interface PullRequestMeta {
    */
   head?: string;
   window?: WindowStatus;
+  /** kerf said on the PR that it stopped updating it (said once; a body kerf renders again drops it). */
+  stopped?: true;
+  /** kerf closed the PR itself; a closed PR without it was closed by a person, a decision kerf keeps. */
+  closedBy?: 'kerf';
 }
 
 const STATES: readonly unknown[] = ['success', 'pending', 'failure'];
@@ -61,29 +73,17 @@ export function readMeta(body: string | null | undefined): PullRequestMeta | nul
       targets: value.targets,
       ...(typeof value.head === 'string' && { head: value.head }),
       ...(isWindowStatus(value.window) && { window: { state: value.window.state, description: value.window.description } }),
+      ...(value.stopped === true && { stopped: true as const }),
+      ...(value.closedBy === 'kerf' && { closedBy: 'kerf' as const }),
     };
   } catch {
     return null;
   }
 }
 
-const REASON_TEXT: Record<Reason, string> = {
-  InvalidPolicy: 'the policy that covers this workload is invalid; fix it (see `kerf-gitops doctor`) and kerf goes on',
-  Paused: 'kerf is paused for this cluster or the fleet (Z4)',
-  FreezeWindow: 'a freeze window is open (Z1)',
-  UnsupportedNode: 'a node of the workload does not support in-place resizes (N1, N2)',
-  SingleReplicaUnsafe:
-    'a single replica cannot be rolled out without disruption (SR4, SR5); the annotation `kerf.getkerf.dev/allow-disruption: "true"` accepts a short disruption',
-  PodDisruptionBudget: 'a PodDisruptionBudget allows no disruption (OD3)',
-  OutsideMaintenanceWindow: 'outside the maintenance window (D1)',
-  Fallback: 'an in-place resize could not be applied on its node, so kerf fell back to a rollout (F1–F3)',
-  HPACoordination: 'a HorizontalPodAutoscaler targets the workload; HPA coordination always uses a rollout (R3)',
-  JVMMemory: 'JVM or Python memory changes need a restart, so the whole change goes by rollout (N3)',
-};
-
 function heldBackReason(decision: Decision): string {
-  if (decision.action === 'wait') return 'no valid maintenance window is configured, so no pull request is opened (D3)';
-  return decision.reason ? `${decision.reason}: ${REASON_TEXT[decision.reason]}` : 'held back';
+  if (decision.action === 'wait') return reasonMarkdown(NO_FREE_WINDOW);
+  return decision.reason ? `**${decision.reason}**: ${reasonMarkdown(REASON_TEXT[decision.reason])}` : 'held back';
 }
 
 /** `-50%`, `+12.5%`; `new` for a value that was not set or was zero, `removed` for a removed limit. */
@@ -95,16 +95,18 @@ export function formatPercent(change: Pick<Change, 'from' | 'to'>): string {
   return `${percent > 0 ? '+' : ''}${percent}%`;
 }
 
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
 function strategyWhy(decision: Decision): string | null {
-  if (decision.reason && decision.strategy !== decision.configuredStrategy) return `${decision.reason}: ${REASON_TEXT[decision.reason]}`;
+  if (decision.reason && decision.strategy !== decision.configuredStrategy) return `${capitalized(reasonWords(decision.reason))} ([why](${readmeLink('reasons')}))`;
   if (decision.strategy === 'deferred') {
-    return decision.nextWindow
-      ? `Deferred: ${REASON_TEXT.OutsideMaintenanceWindow}; the merge waits for ${formatWindowTime(decision.nextWindow)}`
-      : 'Deferred: a maintenance window is open';
+    const next = describeNextWindow(decision);
+    return next ? `Deferred: the merge waits for the maintenance window ${next}` : 'Deferred: a maintenance window is open';
   }
   return null;
 }
 
+/** Every value from Git or the cluster comes Markdown-ready, escaped for where the template puts it (`markdown.ts`). */
 export interface BodyView {
   subject: string;
   changes: { workload: string; container: string; field: string; from: string; to: string; percent: string }[];
@@ -112,38 +114,41 @@ export interface BodyView {
   status: WindowStatus;
   nextWindow: string | null;
   heldBack: { workload: string; changes: string; reason: string }[];
+  /** Why, how much, risks, restarts, new files and merge advice; null when the caller has no context for them. */
+  review: ReviewView | null;
   meta: string;
 }
 
 /** The view of the template for a group: every field a template may use. */
-export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequestMeta): BodyView {
+export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequestMeta, context?: ReviewContext): BodyView {
   const [only] = group.proposed;
-  const nextWindows = group.proposed.map((d) => d.nextWindow).filter((w): w is string => w !== null).sort();
+  const [nextDeferred] = group.proposed.filter((d) => d.nextWindow !== null).sort((a, b) => (a.nextWindow ?? '').localeCompare(b.nextWindow ?? ''));
   return {
-    subject: only && group.proposed.length === 1 ? `\`${targetName(only.target)}\`` : `${group.proposed.length} workloads`,
+    subject: only && group.proposed.length === 1 ? code(targetName(only.target)) : `${group.proposed.length} workloads`,
     changes: group.proposed.flatMap((decision) =>
       decision.changes.map((change) => ({
-        workload: targetName(decision.target),
-        container: change.container,
-        field: change.field,
-        from: change.from ?? '(none)',
-        to: change.to ?? '(removed)',
+        workload: codeCell(targetName(decision.target)),
+        container: codeCell(change.container),
+        field: codeCell(change.field),
+        from: literalCell(change.from ?? '(none)'),
+        to: literalCell(change.to ?? '(removed)'),
         percent: formatPercent(change),
       })),
     ),
     strategies: group.proposed.map((decision) => ({
-      workload: targetName(decision.target),
+      workload: code(targetName(decision.target)),
       strategy: decision.strategy ?? '-',
       configured: decision.configuredStrategy !== decision.strategy ? decision.configuredStrategy : null,
       why: strategyWhy(decision),
     })),
     status,
-    nextWindow: nextWindows[0] ? formatWindowTime(nextWindows[0]) : null,
+    nextWindow: nextDeferred ? describeNextWindow(nextDeferred) : null,
     heldBack: group.heldBack.map((decision) => ({
-      workload: targetName(decision.target),
-      changes: describeChanges(decision.changes),
+      workload: codeCell(targetName(decision.target)),
+      changes: literalCell(describeChanges(decision.changes)),
       reason: heldBackReason(decision),
     })),
+    review: context ? reviewView(group.proposed, context) : null,
     meta: metaMarker(meta),
   };
 }

@@ -5,7 +5,9 @@ import type { GroupBy } from '../model/types.js';
 import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
 import type { Logger } from '../logger.js';
 import { wantsCluster } from './cluster-source.js';
+import { wantsVpa } from '../import/from-vpas.js';
 import { InputError } from './inputs.js';
+import { hasErrors } from './plan.js';
 import { connectLoop } from './loop.js';
 import type { PlanOptions } from './run-plan.js';
 import { createGit, GitError } from './git.js';
@@ -48,12 +50,13 @@ export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof
     ...(labels !== undefined && { labels }),
     ...(reviewers !== undefined && { reviewers }),
     ...(teamReviewers !== undefined && { teamReviewers }),
+    ...(typeof extra['auto-merge'] === 'boolean' && { autoMerge: extra['auto-merge'] }),
   };
 }
 
 /** What a reconcile run works with, built from its environment by the CLI and the Action alike. */
 export interface ReconcileSetup {
-  /** The cluster the run reads and writes (`--recommendations cluster`): the one given, or KUBECONFIG's / in-cluster. */
+  /** The cluster the run reads and writes (`--recommendations cluster`) or reads VPAs from (`vpa`): the one given, or KUBECONFIG's / in-cluster. */
   cluster?: ClusterConnection;
   ports: Pick<ReconcilePorts, 'git' | 'github' | 'secrets' | 'afterRun'>;
 }
@@ -69,7 +72,7 @@ export async function reconcilePorts(
   env: NodeJS.ProcessEnv,
   log?: Logger,
 ): Promise<ReconcileSetup> {
-  const cluster = options.cluster ?? (wantsCluster(options.recommendations) ? clusterFromEnvironment() : undefined);
+  const cluster = options.cluster ?? (wantsCluster(options.recommendations) || wantsVpa(options.recommendations) ? clusterFromEnvironment() : undefined);
   const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
   const setup = (ports: ReconcileSetup['ports']): ReconcileSetup => ({ ...(cluster && { cluster }), ports });
   if (options.dryRun) return setup({ secrets });
@@ -86,7 +89,8 @@ export async function reconcilePorts(
   const port = createGitHub({ ...github, ...(log && { log }) });
   // A cluster whose configuration cannot even be loaded fails the plan's read with the same error
   // (one connection, remembered), which the plan reports: the run goes on with Git alone, no loop.
-  if (!cluster || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
+  // The loop writes RightsizingRecommendations' status: VPAs have none, so `--recommendations vpa` only reads.
+  if (!cluster || !wantsCluster(options.recommendations) || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
   const afterRun = await connectLoop({ cluster, ports: { git, github: port }, repo: options.repo, identity: hostname(), ...(log && { log }) });
   return setup({ git, github: port, secrets, afterRun });
 }
@@ -110,5 +114,6 @@ export async function runReconcileCommand(
   }
   const text = options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderReconcileTable(result);
   process.stdout.write(redact(text, secrets));
-  return result.errors.length > 0 ? 1 : 0;
+  // Any error fails the run (the rest was still done): an invalid policy must not be a green run.
+  return result.errors.length > 0 || hasErrors(result.plan.errors) ? 1 : 0;
 }

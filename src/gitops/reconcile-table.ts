@@ -1,4 +1,5 @@
 // The reconcile summary for people: one row per PR group, then (dry run) what would be written.
+import { skipLines } from '../import/resources.js';
 import type { ReconcileResult } from './reconcile.js';
 
 export function renderReconcileTable(result: ReconcileResult): string {
@@ -23,7 +24,9 @@ export function renderReconcileTable(result: ReconcileResult): string {
     if (pr.body === undefined) continue;
     out.push('', `── ${pr.branch} ${'─'.repeat(Math.max(0, 60 - pr.branch.length))}`, `Title: ${pr.title ?? ''}`, `Files: ${(pr.files ?? []).join(', ')}`, '', 'Commit message:', ...(pr.commitMessage ?? '').trimEnd().split('\n').map((l) => (l ? `  ${l}` : '')), '', 'Body:', pr.body.trimEnd());
   }
+  if (result.dryRun && result.dashboard !== undefined) out.push('', `── dashboard issue ${'─'.repeat(43)}`, result.dashboard.trimEnd());
   const problems = [...result.plan.errors.map((e) => e.message), ...result.errors.map((e) => `${e.branch ? `${e.branch}: ` : ''}${e.message}`)];
   if (problems.length > 0) out.push('', `Errors (${problems.length}):`, ...problems.map((message) => `  - ${message}`));
+  out.push(...skipLines('Skipped VPA recommendations', result.plan.skipped ?? []));
   return `${out.join('\n')}\n`;
 }

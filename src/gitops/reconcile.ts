@@ -8,10 +8,15 @@ import { pauseOrFreeze } from '../rules/decide.js';
 import { planEdits } from './edits.js';
 import type { Plan } from './plan.js';
 import { runPlan, type PlanOptions, type PlanRun } from './run-plan.js';
-import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type Worktree } from './git.js';
-import { GitHubError, type GitHubPort, type OpenPullRequest } from './github.js';
-import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, targetName, type PrGroup } from './groups.js';
-import { bodyView, loadBodyTemplate, readMeta, withMeta, type RenderBody } from './pr-body.js';
+import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type PushResult, type Worktree } from './git.js';
+import { GitHubError, type GitHubPort, type IssueRef, type OpenPullRequest } from './github.js';
+import { DASHBOARD_MARKER, DASHBOARD_TITLE, readChoices, renderDashboard, type DashboardChoices } from './dashboard.js';
+import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, splitToFit, targetName, type PrGroup } from './groups.js';
+import { boundBody, code, GITHUB_BODY_LIMIT } from './markdown.js';
+import { bodyView, loadBodyTemplate, metaMarker, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
+import type { ReviewContext } from './pr-review.js';
+import { impactOf, sumTotals, type Totals } from './impact.js';
+import { NO_FREE_WINDOW, reasonWords } from './reason-text.js';
 import { redact } from './redact.js';
 import { groupWindowStatus, type WindowStatus } from './window-status.js';
 
@@ -22,6 +27,7 @@ export interface ReconcileOptions extends PlanOptions {
   labels?: string[];
   reviewers?: string[];
   teamReviewers?: string[];
+  autoMerge?: boolean;
 }
 
 export interface ReconcilePorts {
@@ -81,11 +87,29 @@ export interface ReconcileResult {
   plan: Plan;
   pullRequests: PullRequestOutcome[];
   errors: ReconcileError[];
+  /** Requests freed or added across replicas by every change proposed in Git (and their monthly price, with pricing). */
+  totals?: FleetTotals;
+  /** Dry run, with the dashboard on: the body the dashboard issue would get. */
+  dashboard?: string;
 }
+
+export interface FleetTotals extends Totals {
+  currency?: string;
+  /** Workloads whose changes the totals add up. */
+  workloads: number;
+}
+
+/** The fleet's totals over the run's `pull-request` decisions. */
+function fleetTotals(run: PlanRun, config: KerfConfig): FleetTotals {
+  const proposed = run.plan.decisions.filter((decision) => decision.action === 'pull-request');
+  const impacts = proposed.map((decision) => impactOf(decision, run.index.workloads.get(targetName(decision.target)), run.index.hpas, config.pricing));
+  return { ...sumTotals(impacts, config.pricing), ...(config.pricing?.currency !== undefined && { currency: config.pricing.currency }), workloads: proposed.length };
+}
+
+const NO_CHOICES: DashboardChoices = { hold: new Set(), repropose: new Set() };
 
 /** Labels a human puts on a kerf PR to take it over. */
 export const STOP_LABEL = 'kerf/stop-updating';
-const STOP_MARKER = '<!-- kerf:stopped -->';
 
 export type ReconcileFailureCode = 'MissingPorts' | 'EditRefused' | 'PushRejected' | 'NoBranch';
 
@@ -107,6 +131,7 @@ function withFlags(config: KerfConfig, options: ReconcileOptions): KerfConfig {
     ...(options.labels !== undefined && { labels: options.labels }),
     ...(options.reviewers !== undefined && { reviewers: options.reviewers }),
     ...(options.teamReviewers !== undefined && { teamReviewers: options.teamReviewers }),
+    ...(options.autoMerge !== undefined && { autoMerge: options.autoMerge }),
   };
 }
 
@@ -130,7 +155,7 @@ class PullRequestBudget {
 }
 
 function heldReasons(decisions: readonly Decision[]): string {
-  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? 'no valid maintenance window (D3)' : (d.reason ?? d.action)}`))].join('; ');
+  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? `OutsideMaintenanceWindow: ${NO_FREE_WINDOW.says}` : d.reason ? `${d.reason}: ${reasonWords(d.reason)}` : d.action}`))].join('; ');
 }
 
 function targetsOf(group: PrGroup): string[] {
@@ -156,12 +181,48 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   return options.dryRun ? dryRun(options, renderBody) : new Reconciler(options, ports, renderBody).run();
 }
 
-/** Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with the status. */
-function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null) {
+/**
+ * What the body's review sections need from the run: workloads, HPAs, recommendations, prices, new
+ * files, links. Links name the default branch, not a commit, so a moving branch does not rewrite bodies.
+ */
+function reviewContext(run: PlanRun, config: KerfConfig, edits: readonly { path: string }[], links?: { webUrl: string; ref: string }): ReviewContext {
+  return {
+    workloads: run.index.workloads,
+    hpas: run.index.hpas,
+    recommendations: run.recommendations,
+    ...(config.pricing && { pricing: config.pricing }),
+    autoMerge: config.autoMerge === true,
+    newFiles: edits.map((edit) => edit.path).filter((path) => !run.index.files.has(path)),
+    ...(links && { fileUrl: (file: string, line?: number) => `${links.webUrl}/blob/${encodeURIComponent(links.ref)}/${file.split('/').map(encodeURIComponent).join('/')}${line ? `#L${line}` : ''}` }),
+  };
+}
+
+/**
+ * Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with
+ * the status. The body is bounded to GitHub's limit as the last step; what did not fit is in `rest`.
+ */
+function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null, context: ReviewContext) {
   const status = groupWindowStatus(group.proposed.length > 0 ? group.proposed : group.heldBack);
   const changeSet = changeSetHash(group.proposed);
-  const body = renderBody(bodyView(group, status, { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) }));
-  return { title: pullRequestTitle(group), body, status, changeSet };
+  const meta: PullRequestMeta = { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) };
+  const marker = metaMarker(meta);
+  let rendered = renderBody(bodyView(group, status, meta, context));
+  if (group.part) {
+    const note = `> GitHub limits a description to ${GITHUB_BODY_LIMIT.toLocaleString('en-US')} characters, so this change is split over ${group.part.count} pull requests; this is part ${group.part.index}.\n\n`;
+    const at = rendered.lastIndexOf(marker);
+    rendered = at < 0 ? `${note}${rendered}` : rendered.slice(0, at) + note + rendered.slice(at);
+  }
+  const { body, rest } = boundBody(rendered, marker);
+  return { title: pullRequestTitle(group), body, rest, status, changeSet };
+}
+
+/** A head for measuring bodies before the real one is known (the metadata holds one). */
+const SOME_HEAD = '0'.repeat(40);
+
+/** The run's PR groups, a group whose body would not fit GitHub's limit split into parts that do. */
+function fittedGroups(decisions: readonly Decision[], config: KerfConfig, renderBody: RenderBody, context: ReviewContext): PrGroup[] {
+  const fits = (group: PrGroup) => renderGroup(group, renderBody, SOME_HEAD, context).rest.length === 0;
+  return groupDecisions(decisions, config).flatMap((group) => splitToFit(group, fits));
 }
 
 function sameStatus(a: WindowStatus | null | undefined, b: WindowStatus): boolean {
@@ -182,7 +243,7 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
   const budget = new PullRequestBudget(config.prHourlyLimit, config.prConcurrentLimit, config);
   const pullRequests: PullRequestOutcome[] = [];
   const errors: ReconcileError[] = [];
-  for (const group of groupDecisions(run.plan.decisions, config)) {
+  for (const group of fittedGroups(run.plan.decisions, config, renderBody, reviewContext(run, config, []))) {
     const targets = targetsOf(group);
     if (group.proposed.length === 0) {
       pullRequests.push({ branch: group.branch, number: null, url: null, action: 'held', reason: heldReasons(group.heldBack), targets });
@@ -197,7 +258,7 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
     errors.push(...editErrors);
     if (content.proposed.length === 0) continue;
     budget.opened();
-    const rendered = renderGroup(content, renderBody, null);
+    const rendered = renderGroup(content, renderBody, null, reviewContext(run, config, edits));
     pullRequests.push({
       branch: group.branch,
       number: null,
@@ -211,7 +272,8 @@ async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promis
       files: edits.map((edit) => edit.path),
     });
   }
-  return { dryRun: true, plan: run.plan, pullRequests, errors };
+  const result: ReconcileResult = { dryRun: true, plan: run.plan, pullRequests, errors, totals: fleetTotals(run, config) };
+  return config.dashboard === false ? result : { ...result, dashboard: renderDashboard(result, NO_CHOICES) };
 }
 
 class Reconciler {
@@ -221,6 +283,9 @@ class Reconciler {
   private readonly errors: ReconcileError[] = [];
   private readonly outcomes: PullRequestOutcome[] = [];
   private worktree: Worktree | undefined;
+  /** The dashboard issue as this run found it; undefined when it is off or could not be read. */
+  private dashboard: IssueRef | null | undefined;
+  private choices: DashboardChoices = NO_CHOICES;
 
   constructor(
     private readonly options: ReconcileOptions,
@@ -244,6 +309,8 @@ class Reconciler {
       const heads = await this.git.fetch([...remote.keys()], 2);
       const pulls = (await this.github.listOpenPulls()).filter((pr) => pr.base === defaultBranch && pr.branch.startsWith(prefix));
       const pullsByBranch = new Map(pulls.map((pr) => [pr.branch, pr]));
+      // A pause writes nothing, the dashboard included.
+      if (base.config.dashboard !== false && !base.config.pause && !this.options.fleetPaused) await this.readDashboard();
       const hourAgo = (this.ports.clock ?? (() => new Date()))().getTime() - 3600_000;
       const budget = new PullRequestBudget(
         base.config.prHourlyLimit - pulls.filter((pr) => Date.parse(pr.createdAt) > hourAgo).length,
@@ -272,9 +339,33 @@ class Reconciler {
         this.outcomes.push(...after.pullRequests);
         this.errors.push(...after.errors.map((error) => ({ ...error, message: redact(error.message, this.secrets) })));
       }
-      return { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors };
+      const result = { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors, totals: fleetTotals(base.run, base.config) };
+      await this.writeDashboard(result);
+      return result;
     } finally {
       await this.worktree.close();
+    }
+  }
+
+  private async readDashboard(): Promise<void> {
+    try {
+      this.dashboard = await this.github.findIssue(DASHBOARD_MARKER);
+      this.choices = readChoices(this.dashboard?.body);
+    } catch (error) {
+      this.fail('dashboard', error);
+    }
+  }
+
+  /** Creates the dashboard issue, or rewrites it when its content changed; an unreadable one is left alone. */
+  private async writeDashboard(result: ReconcileResult): Promise<void> {
+    if (this.dashboard === undefined) return;
+    // A re-propose box is done once this run acted on it: it comes back cleared.
+    const body = renderDashboard(result, { hold: this.choices.hold, repropose: new Set() });
+    try {
+      if (this.dashboard === null) await this.github.createIssue({ title: DASHBOARD_TITLE, body });
+      else if (this.dashboard.body !== body) await this.github.updateIssue(this.dashboard.number, { body });
+    } catch (error) {
+      this.fail('dashboard', error);
     }
   }
 
@@ -291,7 +382,7 @@ class Reconciler {
     const worktree = this.worktree as Worktree;
     const run = await runPlan({ ...this.options, repo: worktree.root });
     const config = withFlags(run.config, this.options);
-    const groups = new Map(groupDecisions(run.plan.decisions, config).map((group) => [group.branch, group]));
+    const groups = new Map(fittedGroups(run.plan.decisions, config, this.renderBody, reviewContext(run, config, [])).map((group) => [group.branch, group]));
     return { branch, sha, run, config, groups };
   }
 
@@ -305,19 +396,40 @@ class Reconciler {
     if (head === null) return null;
     const commit = await this.git.commitInfo(head);
     if (!isKerfCommit(commit, this.author(base))) {
-      return `someone else pushed to the branch (commit ${commit.sha.slice(0, 12)} by ${commit.authorEmail} is not kerf's)`;
+      return `someone else pushed to the branch (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)`;
     }
     return null;
   }
 
-  /** Says once on the PR that kerf stopped updating it. */
-  private async noticeStopped(pr: OpenPullRequest, why: string): Promise<void> {
-    const comments = await this.github.listComments(pr.number);
-    if (comments.some((body) => body.includes(STOP_MARKER))) return;
-    await this.github.comment(
-      pr.number,
-      `${STOP_MARKER}\nkerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, close this pull request and delete the branch.`,
-    );
+  /**
+   * Says once on the PR that kerf stopped updating it, and records that in the metadata (with the
+   * status, when kerf still sets one: without, the change is no longer kerf's at all): a body kerf
+   * renders again (it took the branch back) drops the record, so a later take-over is said again.
+   */
+  private async noticeStopped(pr: OpenPullRequest, why: string, status?: WindowStatus): Promise<void> {
+    const meta = readMeta(pr.body);
+    if (meta?.stopped !== true) {
+      await this.github.comment(
+        pr.number,
+        status
+          ? `kerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, remove the label ${STOP_LABEL} and reset the branch to kerf's last commit, or delete the branch.`
+          : `kerf no longer updates this branch: ${why}. kerf no longer proposes this change either, so it left the branch and this pull request as they are, for you to merge or close.`,
+      );
+    }
+    if (status) await this.holdStatus(pr, status, { stopped: true });
+    else if (meta && !meta.stopped) await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, stopped: true }) });
+  }
+
+  /**
+   * Who moved a branch away from the head kerf expected: another kerf run (its own commit, with the
+   * change-set trailer), nobody left (deleted), or a person, with what they pushed.
+   */
+  private async movedBy(base: Base, branch: string, remoteSha: string | null): Promise<{ by: 'kerf' | 'deleted' } | { by: 'person'; why: string }> {
+    if (remoteSha === null) return { by: 'deleted' };
+    await this.git.fetch([branch], 2);
+    const commit = await this.git.commitInfo(remoteSha);
+    if (isKerfCommit(commit, this.author(base))) return { by: 'kerf' };
+    return { by: 'person', why: `someone else pushed to the branch while kerf was working on it (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)` };
   }
 
   /**
@@ -335,11 +447,11 @@ class Reconciler {
   }
 
   /** The status of a PR kerf does not rewrite (held, frozen, taken over), recorded in its metadata too. */
-  private async holdStatus(pr: OpenPullRequest, status: WindowStatus): Promise<void> {
+  private async holdStatus(pr: OpenPullRequest, status: WindowStatus, record: Pick<PullRequestMeta, 'stopped'> = {}): Promise<void> {
     await this.syncStatus(pr, pr.headSha, status, false);
     const meta = readMeta(pr.body);
-    if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status))) {
-      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, head: pr.headSha, window: status }) });
+    if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status) || (record.stopped && !meta.stopped))) {
+      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, ...record, head: pr.headSha, window: status }) });
     }
   }
 
@@ -366,17 +478,23 @@ class Reconciler {
       return base;
     }
 
+    const keys = group.proposed.map((decision) => targetName(decision.target));
+    if (keys.every((key) => this.choices.hold.has(key))) {
+      // Held on the dashboard: as with the stop label, the branch and PR stay as they are.
+      if (existing) await this.holdStatus(existing, groupWindowStatus(group.proposed));
+      outcome('held', { reason: 'held on the dashboard issue: kerf proposes nothing for it until the box is cleared' });
+      return base;
+    }
+    const reproposed = keys.some((key) => this.choices.repropose.has(key));
+
     const stopped = await this.stopReason(base, existing, remoteHead);
     if (stopped) {
-      if (existing) {
-        await this.noticeStopped(existing, stopped);
-        await this.holdStatus(existing, groupWindowStatus(group.proposed));
-      }
+      if (existing) await this.noticeStopped(existing, stopped, groupWindowStatus(group.proposed));
       outcome('held', { reason: `kerf stopped updating ${branch}: ${stopped}` });
       return base;
     }
 
-    if (!existing) {
+    if (!existing && !reproposed) {
       const limit = budget.heldBy();
       if (limit) {
         outcome('held', { reason: limit });
@@ -387,13 +505,27 @@ class Reconciler {
     const { edits, content, errors } = groupEdits(base.run, group);
     this.errors.push(...errors);
     if (content.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
+    const changeSet = changeSetHash(content.proposed);
+    if (!existing) {
+      const declined = await this.declinedBy(branch, base.branch, changeSet);
+      if (declined) {
+        outcome('held', { reason: `a person closed #${declined.number} with this same change without merging it; kerf proposes it again only when the change differs` });
+        return base;
+      }
+    }
     let head = remoteHead;
     let pushed = false;
-    if (await this.needsRebuild(base, remoteHead, changeSetHash(content.proposed))) {
+    if (reproposed || (await this.needsRebuild(base, remoteHead, changeSet))) {
       const result = await this.buildAndPush(base, content, edits, remoteHead);
       if (result.kind === 'lease-rejected') {
-        if (existing) await this.noticeStopped(existing, 'someone else moved the branch while kerf was updating it');
-        outcome('held', { reason: `kerf stopped updating ${branch}: someone else moved the branch (the push lease failed)` });
+        const moved = await this.movedBy(base, branch, result.remoteSha);
+        if (moved.by === 'person') {
+          if (existing) await this.noticeStopped(existing, moved.why, groupWindowStatus(content.proposed));
+          outcome('held', { reason: `kerf stopped updating ${branch}: ${moved.why} (the push lease failed)` });
+        } else {
+          // Another kerf run got there first (or deleted the branch): its result stands, nothing to tell anyone.
+          outcome('held', { reason: `${moved.by === 'kerf' ? 'another kerf run updated' : 'someone deleted'} ${branch} while this run was working on it; this run left it alone` });
+        }
         return base;
       }
       if (result.kind === 'rejected') {
@@ -406,7 +538,8 @@ class Reconciler {
       pushed = true;
     }
     if (head === null) throw new ReconcileFailure('NoBranch', `${branch} has no head`);
-    const rendered = renderGroup(content, this.renderBody, head);
+    const webUrl = this.github.webUrl;
+    const rendered = renderGroup(content, this.renderBody, head, reviewContext(base.run, base.config, edits, webUrl ? { webUrl, ref: base.branch } : undefined));
 
     if (!existing) {
       // The status goes on the head before the PR exists, so the body's metadata never claims a status that is not there.
@@ -414,10 +547,12 @@ class Reconciler {
       const { pr, created } = await this.open(base, branch, rendered.title, rendered.body);
       if (created) {
         budget.opened();
+        await this.postRest(pr.number, rendered.rest);
         if (base.config.labels.length > 0) await this.github.addLabels(pr.number, base.config.labels);
         if (base.config.reviewers.length > 0 || base.config.teamReviewers.length > 0) {
           await this.github.requestReviewers(pr.number, { reviewers: base.config.reviewers, teamReviewers: base.config.teamReviewers });
         }
+        await this.autoMerge(base, pr, rendered.status);
         outcome('opened', { title: rendered.title, status: rendered.status }, pr);
         return base;
       }
@@ -439,6 +574,7 @@ class Reconciler {
     await this.syncStatus(pr, head, rendered.status, pushed);
     if (pr.title !== rendered.title || pr.body !== rendered.body) {
       await this.github.updatePull(pr.number, { title: rendered.title, body: rendered.body });
+      if (pr.body !== rendered.body) await this.postRest(pr.number, rendered.rest);
       changed = true;
     }
     const missing = base.config.labels.filter((label) => !pr.labels.includes(label));
@@ -446,8 +582,30 @@ class Reconciler {
       await this.github.addLabels(pr.number, missing);
       changed = true;
     }
+    if (await this.autoMerge(base, pr, rendered.status)) changed = true;
     this.outcomes.push({ branch, number: pr.number, url: pr.url, action: changed ? 'updated' : 'unchanged', title: rendered.title, targets, status: rendered.status });
     return base;
+  }
+
+  /** What did not fit a body, as follow-up comments (a new body brings its own). */
+  private async postRest(number: number, rest: readonly string[]): Promise<void> {
+    for (const [i, piece] of rest.entries()) await this.github.comment(number, `The description, continued (${i + 1} of ${rest.length}):\n\n${piece}`);
+  }
+
+  /**
+   * With `autoMerge`, enables GitHub auto-merge on a PR that waits for its window (kerf/window
+   * pending), so it merges when the status turns green; once on, it is left alone. A repository
+   * that does not allow it is reported, and the run goes on.
+   */
+  private async autoMerge(base: Base, pr: OpenPullRequest, status: WindowStatus): Promise<boolean> {
+    if (base.config.autoMerge !== true || pr.autoMerge || status.state !== 'pending') return false;
+    try {
+      return (await this.github.enableAutoMerge(pr)) === 'enabled';
+    } catch (error) {
+      if (!(error instanceof GitHubError) || error.code !== 'AutoMergeUnavailable') throw error;
+      this.errors.push({ branch: pr.branch, code: error.code, message: redact(error.message, this.secrets) });
+      return false;
+    }
   }
 
   /** Opens the PR; one that already exists for the branch (422) is found and taken instead. */
@@ -460,6 +618,18 @@ class Reconciler {
       if (!pr) throw error;
       return { pr, created: false };
     }
+  }
+
+  /** The PR a person closed without merging that carried `changeSet`, or null (kerf's own closes and closed take-overs do not count). */
+  private async declinedBy(branch: string, baseBranch: string, changeSet: string) {
+    const closed = await this.github.listClosedPulls(branch, baseBranch);
+    return (
+      closed.find((pr) => {
+        const meta = readMeta(pr.body);
+        // A PR a person had taken over and then closed is handed back (as kerf's notice tells them), no decision.
+        return !pr.merged && meta !== null && meta.closedBy !== 'kerf' && meta.stopped !== true && meta.changeSet === changeSet;
+      }) ?? null
+    );
   }
 
   /** A branch is rebuilt only when its change set differs or it no longer merges cleanly. */
@@ -501,9 +671,9 @@ class Reconciler {
 
     const hold = this.frozen(base, meta.targets);
     if (hold) {
-      const status: WindowStatus = { state: 'failure', description: hold === 'Paused' ? 'Do not merge: kerf is paused (Z4)' : 'Do not merge: a freeze window is open (Z1)' };
+      const status: WindowStatus = { state: 'failure', description: `Do not merge: ${reasonWords(hold)}` };
       await this.holdStatus(pr, status);
-      record('held', `${hold}: nothing is closed or released while it holds (Z1)`, status);
+      record('held', `${hold}: ${reasonWords(hold)}; nothing is closed or released while it holds`, status);
       return;
     }
     const stopped = await this.stopReason(base, pr, head);
@@ -512,9 +682,25 @@ class Reconciler {
       return;
     }
     const reason = this.closeReason(base, meta.targets);
-    await this.github.comment(pr.number, `kerf closes this pull request: ${reason}.`);
-    await this.github.updatePull(pr.number, { state: 'closed' });
-    if (head !== null) await this.github.deleteBranch(pr.branch);
+    const told = this.closeReason(base, meta.targets, code);
+    if (head !== null) {
+      // Deleted only while it is still the commit kerf saw: a commit pushed since is never dropped.
+      const deleted: PushResult = await this.git.deleteBranch(pr.branch, head);
+      if (deleted.kind === 'rejected') throw new ReconcileFailure('PushRejected', `git refused to delete ${pr.branch}: ${deleted.message}`);
+      if (deleted.kind === 'lease-rejected') {
+        const moved = await this.movedBy(base, pr.branch, deleted.remoteSha);
+        if (moved.by === 'person') {
+          await this.noticeStopped(pr, moved.why);
+          record('held', `no longer wanted, but ${moved.why}; left to its new owner`);
+        } else {
+          record('held', `no longer wanted, but ${moved.by === 'kerf' ? 'another kerf run updated' : 'someone deleted'} ${pr.branch} meanwhile; left alone`);
+        }
+        return;
+      }
+    }
+    // Marked as kerf's close, so it is not taken for a person's decision on a later run.
+    await this.github.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
+    await this.github.comment(pr.number, `kerf closes this pull request: ${told}.`);
     record('closed', reason);
   }
 
@@ -530,25 +716,25 @@ class Reconciler {
     return holds.find((hold) => hold === 'Paused') ?? holds.find((hold) => hold !== null) ?? null;
   }
 
-  /** Why the change is no longer wanted, per target (R2). */
-  private closeReason(base: Base, targets: readonly string[]): string {
+  /** Why the change is no longer wanted, per target (R2); `name` shows a target or branch (as code, in a comment). */
+  private closeReason(base: Base, targets: readonly string[], name: (value: string) => string = (value) => value): string {
     const decisions = new Map(base.run.plan.decisions.map((d) => [workloadKey(d.target), d]));
     const branchOf = (target: ObjectRef) => [...base.groups.values()].find((g) => g.proposed.some((d) => workloadKey(d.target) === workloadKey(target)))?.branch;
     return targets
       .map((target) => {
         const decision = decisions.get(target);
-        if (!decision) return `${target}: its recommendation is gone`;
-        if (decision.action === 'pull-request') return `${target}: now proposed on ${branchOf(decision.target) ?? 'another branch'}`;
-        if (decision.action === 'in-place') return `${target}: its change now goes in place, through the in-cluster helper (G2)`;
+        if (!decision) return `${name(target)}: its recommendation is gone`;
+        if (decision.action === 'pull-request') return `${name(target)}: now proposed on ${name(branchOf(decision.target) ?? 'another branch')}`;
+        if (decision.action === 'in-place') return `${name(target)}: its change now goes in place, through the in-cluster helper`;
         switch (decision.phase) {
           case 'UpToDate':
-            return `${target}: already at the recommended values`;
+            return `${name(target)}: already at the recommended values`;
           case 'Recommended':
-            return `${target}: its policy is now mode: recommend, so kerf releases its fields (R2)`;
+            return `${name(target)}: its policy is now mode: recommend, so kerf releases its fields`;
           case 'Unmanaged':
-            return `${target}: no policy covers it any more, so kerf releases its fields (R2)`;
+            return `${name(target)}: no policy covers it any more, so kerf releases its fields`;
           default:
-            return `${target}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
+            return `${name(target)}: ${decision.phase}${decision.reason ? ` (${decision.reason})` : ''}`;
         }
       })
       .join('; ');

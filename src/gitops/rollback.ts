@@ -13,7 +13,7 @@ import type { PreviousValues } from './status-writeback.js';
 import type { WindowStatus } from './window-status.js';
 
 export const ROLLBACK_LABEL = 'kerf/rollback';
-export const ROLLBACK_STATUS: WindowStatus = { state: 'success', description: 'Rollback after a health breach: merge now, even in a freeze (Z2)' };
+export const ROLLBACK_STATUS: WindowStatus = { state: 'success', description: 'Rollback after a health breach: merge now, even in a freeze' };
 
 /** `kerf/_rollback/<namespace>/<kind>/<name>`: `_rollback` cannot be a namespace, so no kerf branch is its prefix. */
 export function rollbackBranch(prefix: string, target: ObjectRef): string {
@@ -31,7 +31,7 @@ function rollbackBody(target: string, breach: string, decision: Decision): strin
     '|---|---|---|---|',
     ...rows,
     '',
-    "Only CPU and memory fields change (R1), back to their values before kerf's merge. The `kerf/window` status is success even during a freeze or outside a maintenance window (Z2): merge it now.",
+    "Only CPU and memory fields change, back to their values before kerf's merge. The `kerf/window` status is success even during a freeze or outside a maintenance window: merge it now.",
     'kerf does not propose this recommendation again until its spec changes.',
   ].join('\n');
 }

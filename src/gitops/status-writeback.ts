@@ -1,16 +1,13 @@
-// Status write-back after a reconcile: each recommendation's status says where its change stands
-// (Proposed with its PR, Deferred with the next window, Blocked with its reason, Z1 included),
-// through the status subresource, with an Event when the phase or reason moves. Nothing is written
-// when nothing changed.
+// The reconciler's statuses after a reconcile: each recommendation's status says where its change
+// stands (Proposed with its PR, Deferred with the next window, Blocked with its reason, Z1
+// included), with the Event of the move; the life cycle's writer (src/lifecycle) writes them.
 import type { Change, ContainerRecommendation, Decision, ResourceName } from '../model/types.js';
-import type { ClusterPort } from '../cluster/cluster-port.js';
-import type { KubeObject } from '../cluster/objects.js';
 import { isObject } from '../cluster/objects.js';
-import type { EventNote } from '../helper/outcome.js';
-import { statusChanges, workloadEvent } from '../helper/outcome.js';
+import type { EventNote } from '../lifecycle/outcome.js';
 import { describeChanges } from './plan-table.js';
 import type { PullRequestOutcome } from './reconcile.js';
-import { formatWindowTime } from './window-status.js';
+import { NO_FREE_WINDOW } from './reason-text.js';
+import { describeNextWindow } from './window-text.js';
 
 /** The values before kerf's change, per container, as `status.previous` records them (null: was not set). */
 export type PreviousValues = ContainerRecommendation[];
@@ -65,6 +62,8 @@ export function decisionStatus(decision: Decision, pullRequest: { number: number
     appliedAt: null,
     health: null,
     rollbackPullRequest: null,
+    // An invalid policy's error, so `kubectl get` shows why the workload is held.
+    ...(decision.message !== undefined && { message: decision.message }),
     ...(decision.action === 'pull-request' && { previous: previousValues(decision.changes) }),
   };
 }
@@ -79,35 +78,11 @@ export function decisionEvent(decision: Decision, pullRequest: { number: number 
       return {
         action: 'Blocked',
         reason: 'OutsideMaintenanceWindow',
-        note: decision.nextWindow ? `held until the maintenance window at ${formatWindowTime(decision.nextWindow)}; ${pr} waits for it (D1)` : 'held: no valid maintenance window is configured (D3)',
+        note: decision.nextWindow ? `held until the maintenance window ${describeNextWindow(decision)}; ${pr} waits for it` : `held: ${NO_FREE_WINDOW.says}`,
       };
     case 'Blocked':
-      return { action: 'Blocked', reason: decision.reason ?? 'Blocked', note: `change held: ${decision.reason ?? 'blocked'}${pullRequest ? `; ${pr} must not be merged` : ''}` };
+      return { action: 'Blocked', reason: decision.reason ?? 'Blocked', note: `change held: ${decision.reason ?? 'blocked'}${decision.message ? ` (${decision.message})` : ''}${pullRequest ? `; ${pr} must not be merged` : ''}` };
     default:
       return undefined;
   }
-}
-
-/** Where a status write goes and what it says. */
-export interface StatusWrite {
-  namespace: string;
-  name: string;
-  /** The status as read this run. */
-  current: Record<string, unknown>;
-  status: Record<string, unknown>;
-  /** Recorded on the workload when the phase or reason moves. */
-  event?: EventNote;
-  workload?: KubeObject;
-}
-
-/**
- * Writes the status when it would change anything (merge patch: null removes a field) and its
- * Event when the phase or reason moved. Resolves whether it wrote.
- */
-export async function writeStatus(port: ClusterPort, write: StatusWrite, identity: string, now: Date): Promise<boolean> {
-  if (!statusChanges(write.current, write.status)) return false;
-  await port.patchRecommendationStatus(write.namespace, write.name, write.status);
-  const moved = ['phase', 'reason'].some((key) => key in write.status && (write.current[key] ?? null) !== (write.status[key] ?? null));
-  if (moved && write.event && write.workload) await port.createEvent(workloadEvent(write.workload, write.event, identity, now));
-  return true;
 }

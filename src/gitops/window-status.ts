@@ -1,6 +1,8 @@
 // The `kerf/window` commit status (G6): branch protection holds a kerf PR's merge until its
 // changes may go in. Pure: the state follows from the decisions alone.
 import type { Decision } from '../model/types.js';
+import { reasonWords } from './reason-text.js';
+import { describeNextWindow } from './window-text.js';
 
 export const WINDOW_STATUS_CONTEXT = 'kerf/window';
 
@@ -13,6 +15,7 @@ export interface WindowStatus {
 
 /** GitHub refuses longer status descriptions. */
 const MAX_DESCRIPTION = 140;
+const ROLLOUT_DESCRIPTION = 'Rollout: may merge at any time';
 
 /** `2026-12-05T00:00:00.000Z` → `2026-12-05 00:00 UTC`. */
 export function formatWindowTime(iso: string): string {
@@ -22,22 +25,19 @@ export function formatWindowTime(iso: string): string {
 /** The status one decision asks for. */
 export function decisionWindowStatus(decision: Decision): WindowStatus {
   if (decision.action === 'blocked') {
-    const why =
-      decision.reason === 'FreezeWindow' ? 'a freeze window is open (Z1)'
-      : decision.reason === 'Paused' ? 'kerf is paused (Z4)'
-      : `blocked: ${decision.reason ?? 'unknown reason'}`;
-    return { state: 'failure', description: `Do not merge: ${why}` };
+    return { state: 'failure', description: `Do not merge: ${decision.reason ? reasonWords(decision.reason) : 'blocked'}` };
   }
   if (decision.action === 'wait') {
-    return { state: 'pending', description: 'Waiting: no valid maintenance window is configured (D3)' };
+    return { state: 'pending', description: 'Waiting: no maintenance window is free (none is valid, or a freeze covers every one)' };
   }
-  if (decision.phase === 'Deferred' && decision.nextWindow) {
-    return { state: 'pending', description: `Waiting for the maintenance window at ${formatWindowTime(decision.nextWindow)} (D1)` };
+  const next = describeNextWindow(decision);
+  if (decision.phase === 'Deferred' && next) {
+    return { state: 'pending', description: `Waiting for the maintenance window ${next}` };
   }
   if (decision.strategy === 'deferred') {
-    return { state: 'success', description: 'Inside a maintenance window: merge now (D2)' };
+    return { state: 'success', description: 'Inside a maintenance window, guardrails checked again: merge now' };
   }
-  return { state: 'success', description: 'Rollout: may merge at any time' };
+  return { state: 'success', description: ROLLOUT_DESCRIPTION };
 }
 
 /**
@@ -54,7 +54,7 @@ export function groupWindowStatus(decisions: readonly Decision[]): WindowStatus 
   const [first] = waiting;
   if (first) return clip(decisionWindowStatus(first));
   const [success] = statuses;
-  return clip(success ?? { state: 'success', description: 'Rollout: may merge at any time' });
+  return clip(success ?? { state: 'success', description: ROLLOUT_DESCRIPTION });
 }
 
 function clip(status: WindowStatus): WindowStatus {

@@ -1,5 +1,5 @@
 // The informer snapshot read into what the rules core and the helper's plans take.
-import type { HorizontalPodAutoscaler, KerfConfig, PodDisruptionBudget, RightsizingPolicy, RightsizingRecommendation } from '../model/types.js';
+import type { HorizontalPodAutoscaler, KerfConfig, PlanError, PodDisruptionBudget, RightsizingPolicy, RightsizingRecommendation } from '../model/types.js';
 import { validatePolicy, validateRecommendation } from '../model/validate.js';
 import type { NodeFacts } from '../rules/decide.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
@@ -43,9 +43,18 @@ export function hpaFacts(object: KubeObject): HorizontalPodAutoscaler {
 }
 
 export interface ReadProblem {
+  code?: string;
   object: string;
+  field?: string;
   message: string;
 }
+
+const problemOf = (error: PlanError, object: KubeObject): ReadProblem => ({
+  ...(error.code !== undefined && { code: error.code }),
+  object: error.object ?? object.metadata.name,
+  ...(error.field !== undefined && { field: error.field }),
+  message: error.message,
+});
 
 /** The snapshot indexed for one pass: validated CRs, workloads by key, pods by workload. */
 export interface ClusterFacts {
@@ -74,13 +83,14 @@ export function readClusterFacts(snapshot: ClusterSnapshot, config: KerfConfig):
   const policiesByNamespace = new Map<string, RightsizingPolicy[]>();
   for (const object of snapshot.policies) {
     const { policy, errors } = validatePolicy(object as unknown as Record<string, unknown>, { file: 'cluster' });
-    problems.push(...errors.map((e) => ({ object: e.object ?? object.metadata.name, message: e.message })));
-    if (policy && errors.length === 0) policiesByNamespace.set(policy.namespace, [...(policiesByNamespace.get(policy.namespace) ?? []), policy]);
+    problems.push(...errors.map((e) => problemOf(e, object)));
+    // An invalid policy is kept: it holds its workloads (InvalidPolicy) rather than leave them unmanaged.
+    policiesByNamespace.set(policy.namespace, [...(policiesByNamespace.get(policy.namespace) ?? []), policy]);
   }
   const recommendations: ClusterFacts['recommendations'] = [];
   for (const object of snapshot.recommendations) {
     const { recommendation, errors } = validateRecommendation(object as unknown as Record<string, unknown>, { file: 'cluster' });
-    problems.push(...errors.map((e) => ({ object: e.object ?? object.metadata.name, message: e.message })));
+    problems.push(...errors.map((e) => problemOf(e, object)));
     if (!recommendation) continue;
     const status = object.status ?? {};
     recommendations.push({

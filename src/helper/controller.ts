@@ -15,9 +15,14 @@ import type { LeaderElector } from './leader-election.js';
 import { workloadFromObject } from './live-workload.js';
 import type { Logger } from '../logger.js';
 import { nextEvictions } from './on-delete.js';
-import type { EventNote, StatusUpdate } from './outcome.js';
-import { statusChanges, withInPlaceCondition, workloadEvent } from './outcome.js';
-import { planHealthWatch, watchedBreach } from './health-watch.js';
+import type { EventNote, StatusUpdate } from '../lifecycle/outcome.js';
+import { withInPlaceCondition, workloadEvent } from '../lifecycle/outcome.js';
+import { watchedBreach } from '../lifecycle/health-watch.js';
+import { writeStatus } from '../lifecycle/status-writer.js';
+import { isEvictionBlock, stageOf } from '../lifecycle/state-machine.js';
+import { afterRefusal, readEvictionRefusal } from './eviction-refusal.js';
+import type { EvictionBackoff } from './eviction-refusal.js';
+import { planHealthWatch } from './health-watch.js';
 import { fallbackPlan, planResize } from './resize-plan.js';
 import type { ResizeMemory, ResizePlan } from './resize-plan.js';
 import type { WebhookState } from './webhook-state.js';
@@ -43,13 +48,17 @@ type Recommendation = ClusterFacts['recommendations'][number];
 /** A status just written, laid over the cache until the cache shows the write (or anything newer). */
 interface WrittenStatus {
   staleVersion: string | undefined;
-  status: StatusUpdate;
+  status: Record<string, unknown>;
+  /** What the write answered: the version the next write is conditional on while the cache lags. */
+  resourceVersion: string | undefined;
 }
 
 export class Controller {
   private readonly memory = new Map<string, ResizeMemory>();
   private readonly written = new Map<string, WrittenStatus>();
   private readonly reported = new Set<string>();
+  /** Refused evictions, per StatefulSet: no eviction is tried again before notBefore. */
+  private readonly evictionBackoff = new Map<string, EvictionBackoff>();
   private webhook: WebhookState | undefined;
   private passing: Promise<void> | undefined;
   private again = false;
@@ -164,7 +173,7 @@ export class Controller {
     if (written && written.staleVersion !== view.resourceVersion) this.written.delete(key);
     const overlay = this.written.get(key)?.status;
     const current: Recommendation = overlay
-      ? { ...view, status: { ...view.status, ...overlay }, recommendation: { ...recommendation, status: { ...recommendation.status, ...overlay } } }
+      ? { ...view, status: { ...view.status, ...overlay }, recommendation: { ...recommendation, status: { ...recommendation.status, ...(overlay as typeof recommendation.status) } } }
       : view;
     const status = current.status;
     const policies = facts.policiesByNamespace.get(recommendation.namespace) ?? [];
@@ -183,6 +192,8 @@ export class Controller {
         policies,
         config,
         pods: facts.pods.get(target) ?? [],
+        allPods: facts.allPods.get(target) ?? [],
+        workloadObject: object,
         nodes: facts.nodes,
         pdbs: facts.pdbs,
         hpas: facts.hpas,
@@ -214,7 +225,8 @@ export class Controller {
       }
     }
     this.memory.set(key, outcome.memory);
-    if (outcome.status) await this.writeStatus(view, outcome.status);
+    // Events go with the status they explain: none when the life cycle refused the write or the status moved under it.
+    if (outcome.status && !(await this.writeStatus(view, outcome.status))) return;
     for (const event of outcome.events) await this.emit(workload, event);
   }
 
@@ -226,8 +238,8 @@ export class Controller {
     const policy = match.policy;
     const now = this.options.now();
     const key = workloadKey(recommendation.namespace, 'StatefulSet', statefulSet.metadata.name);
-    // OD1 begins once the merge is known to have reached the cluster: the reconciler then marks it Applied (G5).
-    if (view.status.phase === 'Proposed' || view.status.phase === 'Deferred') return;
+    // OD1 begins once the merge is known to have reached the cluster: the reconciler then marks it Resizing (G5).
+    if (view.status.phase === 'Proposed' || view.status.phase === 'Deferred' || view.status.phase === 'Pending') return;
     // OD2: no replacement while the health watch reports a breach, nor after a rollback.
     const breach = watchedBreach(view.status, facts.allPods.get(key) ?? [], now);
     if (breach) {
@@ -237,36 +249,94 @@ export class Controller {
     const plan = nextEvictions({ statefulSet, pods: facts.allPods.get(key) ?? [], policy, config, now });
     const configured: Strategy = configuredStrategy(workload, policy);
     const base = { strategy: (view.status.strategy as Strategy | undefined) ?? configured, configuredStrategy: configured, nextWindow: null } as const;
-    const blockedByBudget = view.status.phase === 'Blocked' && view.status.reason === 'PodDisruptionBudget';
-    if (plan.wait === 'up-to-date' && blockedByBudget) {
-      await this.writeStatus(view, { ...base, phase: 'Applied', reason: null, appliedAt: now.toISOString() });
+    const blocked = () => isEvictionBlock(this.latestStatus(view));
+    // The refusal is over once an eviction goes through or the pods are replaced: back to the rollout's Resizing.
+    const resume = () => this.writeStatus(view, { ...base, phase: 'Resizing', reason: null });
+    if (plan.wait === 'up-to-date' && blocked()) {
+      await resume();
+      return;
+    }
+    const backoff = this.evictionBackoff.get(key);
+    if (plan.evict.length > 0 && backoff && backoff.notBefore > now.getTime()) {
+      this.options.logger.debug('eviction waits for its backoff', { statefulSet: key, until: new Date(backoff.notBefore).toISOString() });
       return;
     }
     for (const pod of plan.evict) {
       try {
         await this.options.port.evictPod(recommendation.namespace, pod);
-        this.options.logger.info('pod evicted', { statefulSet: key, pod });
-        await this.emit(statefulSet, { action: 'Evicted', reason: 'Evicted', note: `pod ${pod} evicted to take the update revision`, pod });
       } catch (error) {
-        if (!(error instanceof ClusterError) || error.code !== 'TooManyRequests') throw error;
-        // OD3: a PodDisruptionBudget refused it; the next pass tries again.
-        this.options.logger.info('eviction refused by a PodDisruptionBudget', { statefulSet: key, pod });
-        if (!blockedByBudget) {
-          await this.writeStatus(view, { ...base, phase: 'Blocked', reason: 'PodDisruptionBudget' });
-          await this.emit(statefulSet, { action: 'Blocked', reason: 'PodDisruptionBudget', note: `eviction of pod ${pod} refused: ${error.message}`, pod });
+        const refusal = readEvictionRefusal(error);
+        if (!refusal) throw error;
+        const next = afterRefusal(this.evictionBackoff.get(key), refusal, now);
+        this.evictionBackoff.set(key, next);
+        const retry = new Date(next.notBefore).toISOString();
+        if (refusal.kind === 'throttled') {
+          // API Priority and Fairness or a starting apiserver: no block, come back when it says.
+          this.options.logger.info('eviction throttled by the API server', { statefulSet: key, pod, retryAt: retry, error: refusal.message });
+          return;
+        }
+        // OD3: a PodDisruptionBudget refused it (or several budgets select the pod, which the eviction API cannot handle).
+        this.options.logger.info('eviction refused by a PodDisruptionBudget', { statefulSet: key, pod, retryAt: retry, error: refusal.message });
+        const message =
+          refusal.kind === 'several-budgets'
+            ? `eviction of pod ${pod} refused: ${refusal.message} Replacement is stopped until only one PodDisruptionBudget selects the pod.`
+            : `eviction of pod ${pod} refused: ${refusal.message}`;
+        const wasBlocked = blocked();
+        if ((await this.writeStatus(view, { ...base, phase: 'Blocked', reason: 'PodDisruptionBudget', message })) && !wasBlocked) {
+          await this.emit(statefulSet, { action: 'Blocked', reason: 'PodDisruptionBudget', note: `${message}; retried from ${retry}`, pod });
         }
         return;
       }
+      this.evictionBackoff.delete(key);
+      this.options.logger.info('pod evicted', { statefulSet: key, pod });
+      await this.emit(statefulSet, { action: 'Evicted', reason: 'Evicted', note: `pod ${pod} evicted to take the update revision`, pod });
+      if (blocked()) await resume();
     }
   }
 
-  private async writeStatus(view: Recommendation, status: StatusUpdate): Promise<void> {
-    if (!statusChanges(view.status, status)) return;
+  /** The status as last written by this helper while the cache has not caught up, else as read. */
+  private latestStatus(view: Recommendation): Record<string, unknown> {
+    const written = this.written.get(keyOf(view.recommendation.namespace, view.recommendation.name));
+    return written && written.staleVersion === view.resourceVersion ? { ...view.status, ...written.status } : view.status;
+  }
+
+  /** Writes through the life cycle's writer; resolves whether the status now says what was asked. */
+  private async writeStatus(view: Recommendation, status: StatusUpdate): Promise<boolean> {
     const { namespace, name } = view.recommendation;
-    const conditions = withInPlaceCondition(view.status.conditions, status, view.generation, this.options.now());
-    await this.options.port.patchRecommendationStatus(namespace, name, { ...status, conditions });
-    this.written.set(keyOf(namespace, name), { staleVersion: view.resourceVersion, status });
-    this.options.logger.info('status written', { recommendation: keyOf(namespace, name), phase: status.phase, reason: status.reason });
+    const key = keyOf(namespace, name);
+    const written = this.written.get(key);
+    const lagging = written && written.staleVersion === view.resourceVersion;
+    const resourceVersion = lagging ? written.resourceVersion : view.resourceVersion;
+    const current = this.latestStatus(view);
+    const outcome = await writeStatus(
+      this.options.port,
+      {
+        writer: 'helper',
+        namespace,
+        name,
+        ...(resourceVersion !== undefined && { resourceVersion }),
+        current,
+        status: status as unknown as Record<string, unknown>,
+        decorate: (next) => ({ conditions: withInPlaceCondition(current.conditions, next as unknown as StatusUpdate, view.generation, this.options.now()) }),
+      },
+      this.options.identity,
+      this.options.now(),
+    );
+    switch (outcome.kind) {
+      case 'written':
+        this.written.set(key, { staleVersion: view.resourceVersion, status: { ...(lagging ? written.status : {}), ...outcome.status }, resourceVersion: outcome.resourceVersion });
+        this.options.logger.info('status written', { recommendation: key, phase: status.phase, reason: status.reason });
+        return true;
+      case 'unchanged':
+        return true;
+      case 'not-owner':
+        this.options.logger.debug('status left to its owner', { recommendation: key, stage: stageOf(view.status), why: outcome.why });
+        return false;
+      case 'conflict':
+        this.options.logger.info('status changed since it was read; the next pass reads it again', { recommendation: key });
+        this.written.delete(key);
+        return false;
+    }
   }
 
   private async emit(workload: KubeObject, event: EventNote): Promise<void> {

@@ -2,25 +2,12 @@
 // healthWatch.duration; a breach rolls the pods back in place to the template's values (Z2: even
 // in a freeze), RolledBack, and the change is not applied again until its spec changes. Pure.
 import type { ContainerRecommendation, RightsizingPolicy, RightsizingRecommendation, Strategy, Workload } from '../model/types.js';
-import { DEFAULT_HEALTH_WATCH } from '../model/validate.js';
 import { computeChanges } from '../rules/changes.js';
-import { parseDuration } from '../rules/duration.js';
-import { healthBreach, readHealth, watchOver, type Breach } from '../cluster/health.js';
 import type { Pod } from '../cluster/objects.js';
-import type { StatusUpdate } from './outcome.js';
+import { healthStep } from '../lifecycle/health-watch.js';
+import type { StatusUpdate } from '../lifecycle/outcome.js';
 import { resizeProgress } from './pod-state.js';
 import { asRunBy, inPlaceRecommendation, resizeOf, type ResizePlan } from './resize-plan.js';
-
-/**
- * The breach of a change under watch, or why its pods must not be disturbed (OD2): a rolled-back
- * change, or a breach seen since it was applied while the watch runs. Undefined when all is well.
- */
-export function watchedBreach(status: Record<string, unknown>, pods: readonly Pod[], now: Date): Breach | 'rolled-back' | undefined {
-  if (status.phase === 'RolledBack') return 'rolled-back';
-  const health = readHealth(status);
-  if (status.phase !== 'Applied' || health?.state !== 'Watching' || watchOver(health.until, now) || typeof status.appliedAt !== 'string') return undefined;
-  return healthBreach(pods, new Date(status.appliedAt), now);
-}
 
 /** The template's values of the fields the recommendation sets: where an in-place rollback goes back to. */
 function templateValues(workload: Workload, recommendation: RightsizingRecommendation): ContainerRecommendation[] {
@@ -67,23 +54,17 @@ export function planHealthWatch(input: HealthWatchInput): ResizePlan | undefined
   if (status.phase === 'RolledBack' && status.rolledBackGeneration === generation) return restore(workload, recommendation, pods);
   if (status.phase !== 'Applied' || status.strategy !== 'in-place') return undefined;
   const base = { phase: 'Applied', strategy: 'in-place', configuredStrategy: input.configured, reason: null, nextWindow: null } as const;
-  const health = readHealth(status);
-  if (!health) {
-    const since = typeof status.appliedAt === 'string' ? Date.parse(status.appliedAt) : now.getTime();
-    const until = new Date(since + parseDuration(input.policy.apply.healthWatch?.duration ?? DEFAULT_HEALTH_WATCH)).toISOString();
-    return { status: { ...base, health: { state: 'Watching', until } }, events: [], memory: {} };
-  }
-  if (health.state !== 'Watching') return undefined;
-  if (watchOver(health.until, now)) return { status: { ...base, health: { ...health, state: 'Healthy' } }, events: [], memory: {} };
-  const breach = watchedBreach(status, pods, now);
-  if (breach === undefined || breach === 'rolled-back') return undefined;
+  const step = healthStep(status, pods, input.policy, now);
+  if (!step) return undefined;
+  if (step.kind !== 'breached') return { status: { ...base, health: step.health }, events: [], memory: {} };
+  const { breach, health } = step;
   const rolledBack: StatusUpdate = {
     ...base,
     phase: 'RolledBack',
     // The webhook stops giving new pods the recommended values: they get the template's again.
     observedGeneration: null,
     rolledBackGeneration: generation,
-    health: { ...health, state: 'Breached', breach: breach.message },
+    health,
   };
   return {
     ...restore(workload, recommendation, pods),

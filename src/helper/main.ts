@@ -8,15 +8,16 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 import type { KerfConfig } from '../model/types.js';
-import { CONFIG_DEFAULTS, validateConfig } from '../model/validate.js';
+import { CONFIG_DEFAULTS } from '../model/validate.js';
+import { readConfigText } from '../manifests/config-file.js';
 import { kubeClusterPort } from '../cluster/kube-cluster-port.js';
 import { kubeClusterWatch } from '../cluster/kube-watch.js';
 import { Controller } from './controller.js';
 import { LeaderElector } from './leader-election.js';
 import type { Logger } from '../logger.js';
 import { startWebhookServer } from './webhook.js';
+import { CertificateRotation, keepRenewed } from './certificate-rotation.js';
 
 export const LEASE_NAME = 'kerf-gitops-helper';
 
@@ -34,6 +35,8 @@ export interface HelperOptions {
   webhookPort?: number;
   tlsCert?: string;
   tlsKey?: string;
+  /** The helper makes, stores and renews its own serving certificate (instead of tlsCert/tlsKey files). */
+  selfSignedCertificate?: SelfSignedCertificateOptions;
   /** Run only the controller loop (local runs, tests). */
   noWebhook?: boolean;
   healthPort?: number;
@@ -49,8 +52,21 @@ export interface HelperOptions {
   leaseRetryMs?: number;
   /** Pass at least this often (time-based rules); default 5 s. */
   resyncMs?: number;
-  /** Address to listen on; default all interfaces (in the pod), 127.0.0.1 in tests. */
+  /** Address the webhook and health listeners bind (`--bind-address`); default all interfaces (0.0.0.0), as in the pod. */
   host?: string;
+}
+
+export interface SelfSignedCertificateOptions {
+  /** The Secret holding the CA and the serving certificate, in the helper's namespace. */
+  secretName: string;
+  /** The MutatingWebhookConfiguration whose caBundle the helper writes. */
+  webhookConfiguration: string;
+  /** The Service the API server calls; the certificate names <service>.<namespace>.svc(.cluster.local). */
+  service: string;
+  /** Names for the certificate instead of the Service's (tests call 127.0.0.1). */
+  hosts?: string[];
+  /** How often the Secret and the caBundle are checked; default 10 minutes. */
+  checkIntervalMs?: number;
 }
 
 export interface RunningHelper {
@@ -61,20 +77,26 @@ export interface RunningHelper {
   stop(): Promise<void>;
 }
 
+/** The mounted config through the one validation pipeline; throws naming every error. */
 function readConfig(file: string): KerfConfig {
-  let doc: unknown;
+  let bytes: Buffer;
   try {
-    doc = parseYaml(readFileSync(file, 'utf8'));
+    bytes = readFileSync(file);
   } catch (error) {
-    throw new HelperConfigError(`${file}: ${(error as Error).message}`, { cause: error });
+    throw new HelperConfigError(`cannot read config ${file}: ${(error as Error).message}`, { cause: error });
   }
-  const { config, errors } = validateConfig(doc, file);
-  if (errors.length > 0) throw new HelperConfigError(errors.map((e) => e.message).join('; '));
+  const { config, errors } = readConfigText(file, bytes);
+  const failing = errors.filter((error) => error.severity !== 'warning');
+  if (failing.length > 0) throw new HelperConfigError(failing.map((e) => e.message).join('; '));
   return config;
 }
 
-/** The config as of the file's last change; a broken edit keeps the last good config (and says so). */
-function configSource(file: string | undefined, logger: Logger): () => KerfConfig {
+/**
+ * The config as of the file's last change. A reload that fails (unreadable, or any validation
+ * error) freezes the helper until a valid config arrives: the broken edit may be the emergency
+ * freeze an operator is writing, so the last good (unfrozen) config must not stay in force.
+ */
+export function configSource(file: string | undefined, logger: Logger): () => KerfConfig {
   if (!file) return () => CONFIG_DEFAULTS;
   let current = readConfig(file);
   let seen = statSync(file).mtimeMs;
@@ -87,10 +109,20 @@ function configSource(file: string | undefined, logger: Logger): () => KerfConfi
         logger.info('config reloaded', { file });
       }
     } catch (error) {
-      logger.warn('config not reloaded, keeping the last good one', { file, error: (error as Error).message });
+      if (!current.freeze.now) logger.error('config invalid: frozen until a valid config arrives', { file, error: (error as Error).message });
+      current = { ...current, freeze: { ...current.freeze, now: true } };
     }
     return current;
   };
+}
+
+/** A TLS file the webhook cannot read is an options error (one line, exit 2), found before anything starts. */
+function checkReadable(file: string, flag: string): void {
+  try {
+    readFileSync(file);
+  } catch (error) {
+    throw new HelperOptionsError(`cannot read ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 function listen(server: Server | HttpsServer, port: number, host: string): Promise<number> {
@@ -110,18 +142,24 @@ const close = (server: Server | HttpsServer | undefined) =>
 export async function runHelper(options: HelperOptions): Promise<RunningHelper> {
   const { logger, kubeConfig } = options;
   const now = options.now ?? (() => new Date());
-  if (!options.noWebhook && (options.webhookPort === undefined || !options.tlsCert || !options.tlsKey)) {
-    throw new HelperOptionsError('the webhook needs --webhook-port, --tls-cert and --tls-key (or --no-webhook)');
+  const certificateFiles = options.tlsCert !== undefined || options.tlsKey !== undefined;
+  if (!options.noWebhook && (options.webhookPort === undefined || (options.selfSignedCertificate ? certificateFiles : !options.tlsCert || !options.tlsKey))) {
+    throw new HelperOptionsError('the webhook needs --webhook-port and either --tls-cert with --tls-key or --self-signed-cert (or --no-webhook)');
+  }
+  if (!options.noWebhook && !options.selfSignedCertificate) {
+    checkReadable(options.tlsCert as string, '--tls-cert');
+    checkReadable(options.tlsKey as string, '--tls-key');
   }
   const config = configSource(options.config, logger);
   const identity = options.identity ?? process.env.POD_NAME ?? hostname();
   const host = options.host ?? '0.0.0.0';
+  const namespace = options.namespace ?? process.env.POD_NAMESPACE ?? 'kerf-system';
   const port = kubeClusterPort(kubeConfig);
   const watch = kubeClusterWatch(kubeConfig, { onError: (resource, error) => logger.warn('watch failed, restarting', { resource, error: (error as Error).message }) });
   let controller: Controller | undefined;
   const elector = new LeaderElector({
     port,
-    namespace: options.namespace ?? process.env.POD_NAMESPACE ?? 'kerf-system',
+    namespace,
     name: LEASE_NAME,
     identity,
     ...(options.leaseDurationSeconds !== undefined && { durationSeconds: options.leaseDurationSeconds }),
@@ -148,16 +186,27 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
 
   let webhook: HttpsServer | undefined;
   let health: Server | undefined;
+  let stopRenewing = () => {};
   try {
     if (!options.noWebhook) {
-      webhook = await startWebhookServer({
-        tlsCert: options.tlsCert as string,
-        tlsKey: options.tlsKey as string,
-        port: options.webhookPort as number,
-        host,
-        state: () => running.webhookState(),
-        logger,
-      });
+      const served = { port: options.webhookPort as number, host, state: () => running.webhookState(), logger };
+      const self = options.selfSignedCertificate;
+      if (self) {
+        const rotation = new CertificateRotation({
+          kubeConfig,
+          namespace,
+          secretName: self.secretName,
+          webhookConfiguration: self.webhookConfiguration,
+          hosts: self.hosts ?? [`${self.service}.${namespace}.svc`, `${self.service}.${namespace}.svc.cluster.local`],
+          now,
+          logger,
+        });
+        const material = await rotation.ensure();
+        webhook = await startWebhookServer({ ...served, certificate: { cert: material.tlsCert, key: material.tlsKey } });
+        stopRenewing = keepRenewed(rotation, webhook, material, self.checkIntervalMs ?? 10 * 60_000, logger);
+      } else {
+        webhook = await startWebhookServer({ ...served, tlsCert: options.tlsCert as string, tlsKey: options.tlsKey as string });
+      }
     }
     let healthPort: number | undefined;
     if (options.healthPort !== undefined) {
@@ -177,6 +226,7 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
       ...(webhookPort !== undefined && { webhookPort }),
       ...(healthPort !== undefined && { healthPort }),
       async stop() {
+        stopRenewing();
         await Promise.all([close(webhook), close(health)]);
         await elector.stop();
         await running.stop();
@@ -184,6 +234,7 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
       },
     };
   } catch (error) {
+    stopRenewing();
     await Promise.all([close(webhook), close(health)]);
     await elector.stop();
     await running.stop();

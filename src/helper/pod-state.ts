@@ -36,8 +36,8 @@ function listsReached(wanted: ResourceList = {}, actual: ResourceList = {}): boo
   return ['cpu', 'memory'].every((resource) => withinRounding(resource, wanted[resource], actual[resource]));
 }
 
-/** Clusters before 1.34 have no pod observedGeneration: the actual resources tell instead. */
-function resourcesReached(pod: Pod): boolean {
+/** Whether the container statuses report the spec's resources (within rounding); clusters before 1.34 have no pod observedGeneration, so this tells instead. */
+export function resourcesReached(pod: Pod): boolean {
   const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
   return resizableContainers(pod).every((container) => {
     const actual = statuses.find((s) => s.name === container.name)?.resources;

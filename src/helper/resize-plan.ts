@@ -18,9 +18,10 @@ import { parseDuration } from '../rules/duration.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { configuredStrategy, hasStickyFallback } from '../rules/strategy.js';
 import type { ContainerResize } from '../cluster/cluster-port.js';
-import type { Pod } from '../cluster/objects.js';
+import type { KubeObject, Pod } from '../cluster/objects.js';
+import { podsRunValues } from '../lifecycle/pods-run-values.js';
 import { containerSpecs } from './live-workload.js';
-import type { EventNote, StatusUpdate } from './outcome.js';
+import type { EventNote, StatusUpdate } from '../lifecycle/outcome.js';
 import { latestInstant, resizeProgress } from './pod-state.js';
 
 /** What the controller remembers per workload between passes (lost on restart: the pods' status carries the rest). */
@@ -41,8 +42,12 @@ export interface ResizeInput {
   /** Policies of the workload's namespace. */
   policies: readonly RightsizingPolicy[];
   config: KerfConfig;
-  /** The workload's pods, terminating ones left out. */
+  /** The workload's Running pods, terminating ones left out: what can be resized. */
   pods: readonly Pod[];
+  /** Every pod of the workload, Pending and Terminating included: what Applied waits for. */
+  allPods: readonly Pod[];
+  /** The live workload object (replicas, its controller's status). */
+  workloadObject: KubeObject;
   /** Facts of the nodes the pods run on, by node name. */
   nodes: ReadonlyMap<string, NodeFacts>;
   pdbs: readonly PodDisruptionBudget[];
@@ -111,6 +116,7 @@ export function resizeOf(runBy: Workload, changes: readonly Change[]): Container
 /** F1–F3: the whole change goes by rollout from now on; it sticks until the configured strategy changes. */
 export function fallbackPlan(configured: Strategy, note: string, pod: string, memory: ResizeMemory): ResizePlan {
   return {
+    // A fallback after Applied takes the apply back: the life cycle clears appliedAt and the health watch.
     status: { phase: 'Pending', strategy: 'rollout', configuredStrategy: configured, reason: 'Fallback', nextWindow: null },
     events: [{ action: 'Fallback', reason: 'Fallback', note, pod }],
     memory: { ...memory, submitted: undefined, deferred: undefined },
@@ -179,6 +185,14 @@ function watchInFlight(input: ResizeInput, policy: RightsizingPolicy, configured
   }
 }
 
+/** A cluster policy with an error holds the workload (as in Git): nothing new starts, the error is on the Event. */
+function invalidPolicyPlan(input: ResizeInput, configured: Strategy, error: string, events: EventNote[]): ResizePlan {
+  const { status } = input.recommendation;
+  const keepReleased = input.observedGeneration !== undefined && { observedGeneration: input.observedGeneration };
+  if (status.phase !== 'Blocked' || status.reason !== 'InvalidPolicy') events.push({ action: 'Blocked', reason: 'InvalidPolicy', note: `in-place resize held: ${error}` });
+  return { status: { phase: 'Blocked', strategy: 'in-place', configuredStrategy: configured, reason: 'InvalidPolicy', nextWindow: null, ...keepReleased }, events, memory: {} };
+}
+
 /**
  * The next step for one recommendation: watch the resize in flight, or decide (rules core) and
  * resize the next pod, or record why nothing moves. Undefined when the helper has no business
@@ -189,7 +203,7 @@ function watchInFlight(input: ResizeInput, policy: RightsizingPolicy, configured
 export function planResize(input: ResizeInput): ResizePlan | undefined {
   const { recommendation, workload, config, pods, now } = input;
   const match = selectPolicy(workload, input.policies);
-  if (match.kind !== 'covered' || match.policy.mode !== 'auto-patch') return undefined;
+  if (match.kind !== 'covered' || (match.policy.mode !== 'auto-patch' && match.policy.invalid === undefined)) return undefined;
   const policy = match.policy;
   const configured = configuredStrategy(workload, policy);
   if (configured !== 'in-place' || hasStickyFallback(recommendation, configured)) return undefined;
@@ -201,6 +215,7 @@ export function planResize(input: ResizeInput): ResizePlan | undefined {
   if (watched === 'settled' && pod) events.push({ action: 'Resized', reason: 'Resized', note: `pod ${pod} resized in place`, pod });
   // Nothing is in flight any more: what was remembered about it is done with.
   const memory: ResizeMemory = {};
+  if (policy.invalid !== undefined) return invalidPolicyPlan(input, configured, policy.invalid, events);
 
   const wanted = inPlaceRecommendation(recommendation);
   const sorted = [...pods].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
@@ -209,6 +224,14 @@ export function planResize(input: ResizeInput): ResizePlan | undefined {
   if (!next) {
     // Pods at the values after a rollout (R3, N3) the reconciler proposed: it marks that Applied (G5) and watches it.
     if (recommendation.status.strategy === 'rollout') return undefined;
+    // Applied means the pods run the values: a pod still Pending, Terminating or not yet created keeps it Resizing.
+    // Once Applied, a pod added later (a scale-up, a replaced pod) gets the values from the webhook: no going back.
+    const applied = recommendation.status.phase === 'Applied' && input.observedGeneration === input.generation;
+    const progress = podsRunValues(input.workloadObject, input.allPods, wanted.containers);
+    if (!progress.done && !applied) {
+      const keep = input.observedGeneration !== undefined && { observedGeneration: input.observedGeneration };
+      return { status: { phase: 'Resizing', strategy: 'in-place', configuredStrategy: configured, reason: null, nextWindow: null, ...keep }, events, memory };
+    }
     return {
       status: {
         phase: 'Applied',

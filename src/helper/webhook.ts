@@ -129,19 +129,28 @@ export function reviewResponse(uid: string, ops: readonly JsonPatchOperation[]):
   };
 }
 
-export interface WebhookServerOptions {
+/** Certificate files (cert-manager's mounted Secret), re-read when they change. */
+export interface CertificateFiles {
   tlsCert: string;
   tlsKey: string;
+}
+
+/** A certificate in memory (the helper's own); the caller renews it with `server.setSecureContext`. */
+export interface CertificateInMemory {
+  certificate: { cert: string; key: string };
+}
+
+export type WebhookServerOptions = (CertificateFiles | CertificateInMemory) & {
   port: number;
   host?: string;
   state: () => WebhookState;
   logger: Logger;
   /** How often to look for a renewed certificate (cert-manager rewrites the mounted Secret); default 60 s. */
   reloadIntervalMs?: number;
-}
+};
 
 /** Re-reads the certificate and key when their files change, so a renewal needs no restart. */
-function reloadOnChange(server: Server, options: WebhookServerOptions): void {
+function reloadOnChange(server: Server, options: CertificateFiles & WebhookServerOptions): void {
   const stamp = () => `${statSync(options.tlsCert).mtimeMs}|${statSync(options.tlsKey).mtimeMs}`;
   let seen = stamp();
   const timer = setInterval(() => {
@@ -164,7 +173,8 @@ const MAX_BODY = 3 * 1024 * 1024;
 /** The HTTPS server on `/mutate-pods`; any error answers allowed without a patch (fail open). */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<Server> {
   const { logger } = options;
-  const server = createServer({ cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }, (req, res) => {
+  const initial = 'certificate' in options ? options.certificate : { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) };
+  const server = createServer(initial, (req, res) => {
     if (req.method !== 'POST' || req.url?.split('?')[0] !== WEBHOOK_PATH) {
       res.writeHead(404).end();
       return;
@@ -198,6 +208,6 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       resolve();
     });
   });
-  reloadOnChange(server, options);
+  if (!('certificate' in options)) reloadOnChange(server, options);
   return server;
 }

@@ -115,7 +115,10 @@ export class ResourceFileEditor {
     }
     const before: unknown = doc.toJS({ maxAliasCount: -1 });
     for (const edit of edits) {
-      if (edit.to !== null) quantity(edit.to, { file, object, container: edit.container, field: edit.field });
+      if (edit.to === null) continue;
+      const subject = { file, object, container: edit.container, field: edit.field };
+      // A request or limit below zero is no resource amount; the API server would refuse the manifest.
+      if (quantity(edit.to, subject).compare(ZERO) < 0) throw new EditError('InvalidQuantity', subject, `${edit.to} is negative`);
     }
     const effective = checkEdits(before, edits, { file, object });
 
@@ -209,6 +212,8 @@ function checkEdits(document: unknown, edits: readonly ResourceEdit[], subject: 
   }
   return effective;
 }
+
+const ZERO = parseQuantity('0');
 
 function quantity(value: string, subject: EditErrorSubject): ReturnType<typeof parseQuantity> {
   try {

@@ -232,6 +232,8 @@ class GraphBuilder {
   readonly kustomizations = new Map<string, Kustomization>();
   readonly includes = new Map<string, string[]>();
   readonly warnings: KustomizeWarning[] = [];
+  /** Directories of the kustomizations some root rendered. */
+  readonly rendered = new Set<string>();
 
   constructor(readonly files: ParsedFiles) {
     for (const path of [...files.keys()].filter(isKustomizationPath).sort()) {
@@ -280,6 +282,7 @@ class GraphBuilder {
 
   /** kustomize's order: resources, then components (each on the whole set), then own transformers. */
   private accumulate(k: Kustomization, acc: Accumulator, stack: readonly string[], isRoot: boolean): void {
+    this.rendered.add(k.dir);
     acc.probes.push({ file: k.file, namespace: undefined, namePrefix: '', nameSuffix: '' });
     for (const resource of k.resources) {
       if (resource.type === 'file') {
@@ -404,6 +407,12 @@ export function buildKustomizeGraph(files: ParsedFiles): KustomizeGraph {
       const known = fileRenderings.get(probe.file) ?? [];
       if (!known.some((r) => JSON.stringify(r) === JSON.stringify(rendering))) known.push(rendering);
       fileRenderings.set(probe.file, known);
+    }
+  }
+  // Kustomizations that include each other with none above them: no root, so nothing renders them.
+  for (const k of builder.kustomizations.values()) {
+    if (k.kind !== 'Component' && !builder.rendered.has(k.dir)) {
+      builder.warnings.push({ code: 'cycle', file: k.file, message: `${k.file}: only included in a cycle of kustomizations, so no root renders it` });
     }
   }
   return {

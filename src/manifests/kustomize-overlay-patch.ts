@@ -1,6 +1,9 @@
 import { posix } from 'node:path';
-import { isMap, isScalar, isSeq, parseAllDocuments, parseDocument, stringify, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isMap, isScalar, isSeq, parseAllDocuments, parseDocument, stringify, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { ContainerRecommendation, ResourceName } from '../model/types.js';
+import { editResources, type ResourceEdit } from './edit-resources.js';
+import { applySplices, columnOf, insertLinesAfter } from './edit-text.js';
+import { contentEnd, PARSE_OPTIONS, rangeOf } from './edit-yaml.js';
 import { KustomizeError } from './kustomize-error.js';
 
 /** kerf's own strategic-merge patch in an overlay: CPU/memory of workloads whose manifests other roots share. */
@@ -24,7 +27,6 @@ export interface OverlayPatchContainer {
 }
 
 const HEADER = '# Written by kerf-gitops: CPU and memory of workloads whose manifests other overlays share.\n';
-const RESOURCE_NAMES: readonly ResourceName[] = ['cpu', 'memory'];
 
 type Resources = { requests?: Partial<Record<ResourceName, string | null>>; limits?: Partial<Record<ResourceName, string | null>> };
 type PatchContainer = { name: string; resources?: Resources };
@@ -41,58 +43,27 @@ function withLineEnding(text: string, eol: string): string {
   return eol === '\n' ? text : text.replace(/\n/g, eol);
 }
 
-/** Keep only cpu/memory of requests/limits: anything else in kerf's file would be kerf writing more than R1 allows. */
-function resourcesOf(value: unknown): Resources {
-  const resources: Resources = {};
-  for (const group of ['requests', 'limits'] as const) {
-    const source = isRecord(value) ? value[group] : undefined;
-    if (!isRecord(source)) continue;
-    for (const name of RESOURCE_NAMES) {
-      if (!(name in source)) continue;
-      const quantity = source[name];
-      (resources[group] ??= {})[name] = quantity === null || quantity === undefined ? null : String(quantity);
-    }
-  }
-  return resources;
-}
-
-function containersOf(doc: unknown, field: 'containers' | 'initContainers'): PatchContainer[] {
-  const spec = isRecord(doc) && isRecord(doc['spec']) && isRecord(doc['spec']['template']) ? doc['spec']['template']['spec'] : undefined;
-  const list = isRecord(spec) ? spec[field] : undefined;
-  return Array.isArray(list)
-    ? list.flatMap((c) => {
-        if (!isRecord(c) || typeof c['name'] !== 'string') return [];
-        return c['resources'] === undefined ? [{ name: c['name'] }] : [{ name: c['name'], resources: resourcesOf(c['resources']) }];
-      })
-    : [];
-}
-
 /** Names of the target's containers in rendered order; see `renderOverlayPatch`. */
 export interface ContainerOrder {
   containers: readonly string[];
   initContainers: readonly string[];
 }
 
-function merge(existing: PatchContainer[], updates: OverlayPatchContainer[], order: readonly string[]): PatchContainer[] {
-  const merged = existing.map((c) => (c.resources === undefined ? { name: c.name } : { name: c.name, resources: { ...c.resources } }));
-  for (const update of updates) {
-    let container = merged.find((c) => c.name === update.name);
-    if (container === undefined) {
-      container = { name: update.name };
-      merged.push(container);
-    }
+/** The patch's containers: the updated ones with their values, every other one of `order` by name only. */
+function patchContainers(updates: OverlayPatchContainer[], order: readonly string[]): PatchContainer[] {
+  const containers: PatchContainer[] = updates.map((update) => {
+    const resources: Resources = {};
     for (const group of ['requests', 'limits'] as const) {
       const values = update[group];
-      if (values === undefined || Object.keys(values).length === 0) continue;
-      const resources = (container.resources ??= {});
-      resources[group] = { ...resources[group], ...values };
+      if (values !== undefined && Object.keys(values).length > 0) resources[group] = { ...values };
     }
-  }
-  if (merged.length === 0) return merged;
+    return Object.keys(resources).length === 0 ? { name: update.name } : { name: update.name, resources };
+  });
+  if (containers.length === 0) return containers;
   // kustomize's strategic merge moves the patch's list items to the front; naming every container
   // in its rendered order (name-only where nothing changes) keeps the order as it was.
-  const ordered = order.map((name) => merged.find((c) => c.name === name) ?? { name });
-  return [...ordered, ...merged.filter((c) => !order.includes(c.name))];
+  const ordered = order.map((name) => containers.find((c) => c.name === name) ?? { name });
+  return [...ordered, ...containers.filter((c) => !order.includes(c.name))];
 }
 
 function patchDocument(target: OverlayPatchTarget, containers: PatchContainer[], initContainers: PatchContainer[]): string {
@@ -128,9 +99,8 @@ export function renderOverlayPatch(
   const regular = containers.filter((c) => c.init !== true);
   const init = containers.filter((c) => c.init === true);
   const order = options.order ?? { containers: [], initContainers: [] };
-  const render = (data: unknown): string =>
-    patchDocument(target, merge(containersOf(data, 'containers'), regular, order.containers), merge(containersOf(data, 'initContainers'), init, order.initContainers));
-  if (existingText === undefined) return HEADER + render(undefined);
+  const render = (): string => patchDocument(target, patchContainers(regular, order.containers), patchContainers(init, order.initContainers));
+  if (existingText === undefined) return HEADER + render();
   const file = options.file ?? KERF_PATCH_FILE;
   const eol = lineEnding(existingText);
   const docs = parseAllDocuments(existingText);
@@ -139,14 +109,91 @@ export function renderOverlayPatch(
   if (broken !== undefined) {
     throw new KustomizeError('KUSTOMIZE_BAD_PATCH_FILE', file, `does not parse as YAML (${broken.errors[0]?.message ?? 'error'}); kerf will not overwrite it`);
   }
-  const existing = list.find((doc) => isTarget(doc.toJS(), target));
-  if (existing?.contents?.range === undefined) {
+  const index = list.findIndex((doc) => isTarget(doc.toJS(), target));
+  if (index < 0) {
     const hasDocument = list.some((doc) => doc.contents !== null);
     const separator = existingText === '' || existingText.endsWith('\n') ? '' : eol;
-    return existingText + separator + (hasDocument ? `---${eol}` : '') + withLineEnding(render(undefined), eol);
+    return existingText + separator + (hasDocument ? `---${eol}` : '') + withLineEnding(render(), eol);
   }
-  const [start, , end] = existing.contents.range;
-  return existingText.slice(0, start) + withLineEnding(render(existing.toJS()), eol) + existingText.slice(end);
+  return editPatchDocument(existingText, index, target, containers, order, file);
+}
+
+/** Stands in for a null (strategic-merge delete) where the key is missing, so the editor adds the key; any request is ≤ 1E and any limit ≥ 0. */
+const NULL_PLACEHOLDER = { requests: '0', limits: '1E' } as const;
+
+/**
+ * The target's existing document edited in place through the byte-exact resources editor: only
+ * the CPU/memory fields kerf sets change (plus `- name:` entries for containers the patch does not
+ * list yet); whatever a person added (annotations, images, env, comments) keeps its bytes.
+ */
+function editPatchDocument(text: string, document: number, target: OverlayPatchTarget, containers: OverlayPatchContainer[], order: ContainerOrder, file: string): string {
+  let edited = listContainers(text, document, containers, order, file);
+  const edits: ResourceEdit[] = [];
+  const nulls: { container: string; group: 'requests' | 'limits'; resource: ResourceName }[] = [];
+  for (const container of containers) {
+    for (const group of ['requests', 'limits'] as const) {
+      for (const [resource, to] of Object.entries(container[group] ?? {}) as [ResourceName, string | null][]) {
+        if (to === null) nulls.push({ container: container.name, group, resource });
+        edits.push({ container: container.name, field: `${group}.${resource}`, to: to ?? NULL_PLACEHOLDER[group] });
+      }
+    }
+  }
+  edited = editResources(edited, { document, kind: target.kind, name: target.name }, edits, file);
+  if (nulls.length === 0) return edited;
+  const doc = parseAllDocuments(edited, PARSE_OPTIONS)[document] as Document;
+  const splices = nulls.map(({ container, group, resource }) => {
+    const value = doc.getIn(['spec', 'template', 'spec', ...containerPath(doc, container), 'resources', group, resource], true);
+    const [start, end] = isScalar(value) && value.range ? value.range : [-1, -1];
+    if (start < 0) throw new KustomizeError('KUSTOMIZE_BAD_PATCH_FILE', file, `cannot write ${group}.${resource}: null for container ${container}`);
+    return { start, end, text: 'null' };
+  });
+  return applySplices(edited, splices);
+}
+
+/** `['containers', i]` or `['initContainers', i]` of a container by name. */
+function containerPath(doc: Document, name: string): (string | number)[] {
+  for (const list of ['containers', 'initContainers']) {
+    const items = doc.getIn(['spec', 'template', 'spec', list]);
+    const at = isSeq(items) ? items.items.findIndex((item) => isMap(item) && item.get('name') === name) : -1;
+    if (at >= 0) return [list, at];
+  }
+  return [];
+}
+
+/**
+ * Adds a `- name: X` entry for every container the patch must name but does not (kustomize moves
+ * patched list items to the front, so the patch names them in rendered order), appending to the
+ * list or adding the list under the pod spec.
+ */
+function listContainers(text: string, document: number, containers: OverlayPatchContainer[], order: ContainerOrder, file: string): string {
+  let edited = text;
+  for (const [list, init] of [['containers', false], ['initContainers', true]] as const) {
+    const wanted = [...(init ? order.initContainers : order.containers), ...containers.filter((c) => (c.init === true) === init).map((c) => c.name)];
+    for (const name of new Set(wanted)) {
+      const doc = parseAllDocuments(edited, PARSE_OPTIONS)[document] as Document;
+      const podSpec = doc.getIn(['spec', 'template', 'spec'], true);
+      if (!isMap(podSpec) || podSpec.flow === true || podSpec.items.length === 0) {
+        throw new KustomizeError('KUSTOMIZE_BAD_PATCH_FILE', file, `the document of ${doc.getIn(['metadata', 'name'])} has no block mapping at spec.template.spec; kerf will not rewrite it`);
+      }
+      const items = podSpec.get(list, true);
+      if (isSeq(items) && items.items.some((item) => isMap(item) && item.get('name') === name)) continue;
+      const eol = lineEnding(edited);
+      if (isSeq(items) && items.items.length > 0) {
+        edited = appendToSequence(edited, items, { block: `name: ${name}`, flow: `{name: ${name}}` }, eol);
+        continue;
+      }
+      if (items !== undefined && !(isScalar(items) && items.value === null)) {
+        throw new KustomizeError('KUSTOMIZE_BAD_PATCH_FILE', file, `spec.template.spec.${list} is not a list; kerf will not rewrite it`);
+      }
+      if (items !== undefined) throw new KustomizeError('KUSTOMIZE_BAD_PATCH_FILE', file, `spec.template.spec.${list} is empty; kerf will not rewrite it`);
+      const [first] = podSpec.items;
+      const column = ' '.repeat(columnOf(edited, rangeOf(first?.key)[0]));
+      const indent = podSpec.items.some((pair) => isSeq(pair.value) && pair.value.flow !== true) ? sequenceIndent(edited, podSpec) : '  ';
+      const lines = [`${column}${list}:`, `${column}${indent}- name: ${name}`];
+      edited = applySplices(edited, [insertLinesAfter(edited, contentEnd(podSpec), lines, eol)]);
+    }
+  }
+  return edited;
 }
 
 function lineStart(text: string, offset: number): number {

@@ -68,5 +68,5 @@ const REPORTED_WARNINGS = new Set(['missing-file', 'cycle', 'unparsed-patch']);
 export function kustomizeErrors(graph: KustomizeGraph): PlanError[] {
   return graph.warnings
     .filter((warning) => REPORTED_WARNINGS.has(warning.code))
-    .map((warning) => ({ file: warning.file, message: `${warning.file}: ${warning.message}` }));
+    .map((warning) => ({ code: warning.code === 'cycle' ? 'KustomizationCycle' : 'KustomizeError', file: warning.file, message: `${warning.file}: ${warning.message}` }));
 }

@@ -1,4 +1,5 @@
 // Walks a repo once, parses every YAML file once, and indexes what the rules need.
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
@@ -11,9 +12,11 @@ import type {
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
-import { API_GROUP, validatePolicy, validateRecommendation } from '../model/validate.js';
+import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
+import { didYouMean } from '../model/schema.js';
+import { documentLocator, type Locator } from '../model/yaml-locate.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
-import { screenDocuments } from './screen.js';
+import { SCANNED_KINDS, screenDocuments } from './screen.js';
 
 export interface ScannedFile {
   /** The text parsed; the repo scan drops it (edits read the few files they touch again). */
@@ -25,6 +28,8 @@ export interface ScannedFile {
   documents: unknown[];
   /** 1-based first line of each document. */
   lines: number[];
+  /** The parse error of each document that did not parse, by document index. */
+  broken?: Map<number, PlanError>;
 }
 
 export interface RepoIndex {
@@ -36,6 +41,8 @@ export interface RepoIndex {
   policies: RightsizingPolicy[];
   recommendations: RightsizingRecommendation[];
   errors: PlanError[];
+  /** Workloads that may be in a document that does not parse, with its error, by workload key. */
+  unreadable?: Map<string, PlanError>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
   kustomize?: KustomizeGraph;
 }
@@ -57,6 +64,17 @@ export interface RenderingView {
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
+/** An HPA's CPU utilisation target, from autoscaling/v2 `metrics` or v1 `targetCPUUtilizationPercentage`. */
+function cpuTarget(spec: Record<string, unknown>): { cpuTargetUtilization?: number } {
+  if (typeof spec.targetCPUUtilizationPercentage === 'number') return { cpuTargetUtilization: spec.targetCPUUtilizationPercentage };
+  const metrics = Array.isArray(spec.metrics) ? spec.metrics : [];
+  for (const metric of metrics) {
+    const resource = isObject(metric) && metric.type === 'Resource' && isObject(metric.resource) ? metric.resource : undefined;
+    const target = resource?.name === 'cpu' && isObject(resource.target) ? resource.target : undefined;
+    if (target?.type === 'Utilization' && typeof target.averageUtilization === 'number') return { cpuTargetUtilization: target.averageUtilization };
+  }
+  return {};
+}
 
 export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
   return `${ref.namespace}/${ref.kind}/${ref.name}`;
@@ -88,15 +106,24 @@ export async function readRepoFiles(
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];
   const kustomizations = new Map<string, string>();
-  for (const name of names.filter(isKustomizationFile)) kustomizations.set(name, await readFile(join(root, name), 'utf8'));
+  for (const name of names.filter(isKustomizationFile)) {
+    const text = decodeUtf8(name, await readFile(join(root, name)), errors);
+    if (text !== undefined) kustomizations.set(name, text);
+  }
   const included = namedByKustomizations(kustomizations);
   for (const name of names) {
-    const text = kustomizations.get(name) ?? (await readFile(join(root, name), 'utf8'));
+    if (isKustomizationFile(name) && !kustomizations.has(name)) continue; // not UTF-8: reported above
+    const text = kustomizations.get(name) ?? decodeUtf8(name, await readFile(join(root, name)), errors);
+    if (text === undefined) continue;
     // What kustomize may render is read whole: its Services and ConfigMaps are objects of the rendering too.
-    const screened = kustomizations.has(name) || included.has(name) ? text : screenDocuments(text);
+    // Elsewhere a document is parsed when its kind is one the scan reads, near one of kerf's (to report
+    // the misspelling), or it names kerf's API group; a document parsed is checked in full (duplicate
+    // keys, alias bombs), and the whole file's bytes were checked as UTF-8 above.
+    const screened = kustomizations.has(name) || included.has(name) ? text : screenDocuments(text, SCREENED_KINDS, API_GROUP);
     if (screened === undefined) continue;
-    const { documents, lines } = parseFile(name, screened, errors);
-    files.set(name, { documents, lines });
+    const { documents, lines, broken } = parseFile(name, screened, errors);
+    // The text stays only for a file with a document that does not parse: a guess at what it holds.
+    files.set(name, { documents, lines, ...(broken && { broken, text: screened }) });
   }
   return { files, errors };
 }
@@ -115,23 +142,68 @@ function namedByKustomizations(kustomizations: ReadonlyMap<string, string>): Set
   return named;
 }
 
-export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile {
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The file's text; undefined (with an error naming the file) when it is not UTF-8, which YAML requires. */
+export function decodeUtf8(name: string, bytes: Uint8Array, errors: PlanError[]): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    const line = bytes.subarray(0, at).filter((byte) => byte === 0x0a).length + 1;
+    errors.push({ code: 'NotUtf8', file: name, line, message: `${name}:${line}: is not UTF-8 (byte 0x${(bytes[at] ?? 0).toString(16)} at offset ${at}); YAML files must be UTF-8, so nothing in it is read` });
+    return undefined;
+  }
+}
+
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let low = 0;
+  let high = bytes.length;
+  // Binary search for the shortest prefix that fails to decode (a cut inside a valid character does not count as invalid when streaming).
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    try {
+      decoder.decode(bytes.subarray(0, mid + 1), { stream: true });
+      low = mid + 1;
+    } catch {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile & { text: string } {
   const lineCounter = new LineCounter();
   const documents: unknown[] = [];
   const lines: number[] = [];
-  for (const doc of parseAllDocuments(text, { lineCounter, uniqueKeys: false })) {
+  const broken = new Map<number, PlanError>();
+  // Duplicate keys are errors, as kubectl refuses them: which of the two would count is anyone's guess.
+  for (const doc of parseAllDocuments(text, { lineCounter, uniqueKeys: true })) {
     const line = lineCounter.linePos(doc.range[0]).line;
     lines.push(line);
     const [error] = doc.errors;
     if (error) {
       const at = error.linePos?.[0];
-      errors.push({ file: name, line: at?.line ?? line, message: `${name}:${at?.line ?? line}: ${error.message.split('\n')[0]}` });
+      const code = error.code === 'DUPLICATE_KEY' ? 'DuplicateKey' : 'YamlSyntax';
+      const problem: PlanError = { code, file: name, line: at?.line ?? line, ...(at && { column: at.col }), message: `${name}:${at?.line ?? line}: ${error.message.split('\n')[0]}` };
+      errors.push(problem);
+      broken.set(documents.length, problem);
       documents.push(null);
       continue;
     }
-    documents.push(doc.toJS({ maxAliasCount: -1 }));
+    try {
+      // The parser's default alias budget: an alias bomb is one error for its file, not a run out of memory.
+      documents.push(doc.toJS());
+    } catch (error) {
+      if (!(error instanceof ReferenceError)) throw error;
+      const problem: PlanError = { code: 'AliasLimit', file: name, line, message: `${name}:${line}: ${error.message}; the document is not read` };
+      errors.push(problem);
+      broken.set(documents.length, problem);
+      documents.push(null);
+    }
   }
-  return { text, documents, lines };
+  return { text, documents, lines, ...(broken.size > 0 && { broken }) };
 }
 
 type Json = Record<string, unknown>;
@@ -157,6 +229,11 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, renderi
     const rendered = renderings.renderingsOf(file);
     const views = rendered ?? [{}];
     scanned.documents.forEach((doc, document) => {
+      const problem = scanned.broken?.get(document);
+      if (problem) {
+        for (const view of views) holdUnparsable(index, scanned, document, problem, view.namespace);
+        return;
+      }
       if (!isObject(doc) || typeof doc.kind !== 'string') return;
       const meta = isObject(doc.metadata) ? doc.metadata : {};
       const line = scanned.lines[document] ?? 1;
@@ -174,10 +251,97 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, renderi
   return index;
 }
 
+/** The text of one document, for a guess at what a document that does not parse holds. */
+function documentText(scanned: ScannedFile, document: number): string {
+  const starts = scanned.lines;
+  const all = (scanned.text ?? '').split('\n');
+  return all.slice((starts[document] ?? 1) - 1, (starts[document + 1] ?? all.length + 1) - 1).join('\n');
+}
+
+/**
+ * A document that does not parse and may hold a policy (or kerf's group) holds every workload of
+ * its namespace, as an invalid policy, with the parse error: a broken policy file must not turn
+ * its workloads Unmanaged, let alone let another policy act on them.
+ */
+function holdUnparsable(index: RepoIndex, scanned: ScannedFile, document: number, problem: PlanError, renderedNamespace: string | undefined): void {
+  const text = documentText(scanned, document);
+  const namespace = renderedNamespace ?? /\bnamespace:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1] ?? 'default';
+  if (/RightsizingPolicy|kerf\.getkerf\.dev/.test(text)) index.policies.push(unreadablePolicy(namespace, problem));
+  // A workload that may be in it: its recommendation is refused naming the parse error, not "not in the repo".
+  const kind = /^\s*kind:\s*["']?(Deployment|StatefulSet|DaemonSet)\b/m.exec(text)?.[1];
+  const name = /\bname:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1];
+  if (kind && name) (index.unreadable ??= new Map()).set(workloadKey({ namespace, kind, name }), problem);
+}
+
+function unreadablePolicy(namespace: string, problem: PlanError): RightsizingPolicy {
+  return {
+    name: '',
+    namespace,
+    mode: 'recommend',
+    selector: {},
+    apply: { strategy: 'deferred', fallbackAfter: '10m', maintenanceWindows: [], freezeWindows: [], onDelete: { maxPodDeletesPerRun: 1, settle: '30s' } },
+    source: { file: problem.file ?? '', ...(problem.line !== undefined && { line: problem.line }) },
+    invalid: problem.message,
+  };
+}
+
+const KERF_KINDS = ['RightsizingPolicy', 'RightsizingRecommendation'] as const;
+
+/**
+ * What the screen keeps: the kinds the scan reads, and kinds near kerf's (a misspelt kind of
+ * kerf's must still be reported; documents naming kerf's API group are kept as well).
+ */
+const SCREENED_KINDS = { has: (kind: string): boolean => SCANNED_KINDS.has(kind) || didYouMean(kind, KERF_KINDS) !== undefined };
+
+/**
+ * Where a field of a kerf object is written, for its problems. The scan keeps no file texts, so
+ * the file is read again, only when there is a problem to place (screening keeps documents and
+ * lines where they are, so the original text has the same documents at the same lines).
+ */
+function fileLocator(index: RepoIndex, file: string, document: number): Locator {
+  let locate: Locator | undefined;
+  return (path) => {
+    if (!locate) {
+      let text = index.files.get(file)?.text;
+      if (text === undefined) {
+        try {
+          text = readFileSync(join(index.root, file), 'utf8');
+        } catch {
+          text = '';
+        }
+      }
+      locate = documentLocator(text, document);
+    }
+    return locate(path);
+  };
+}
+
+/**
+ * A kind or apiVersion of kerf's spelt wrong: an error (did you mean …), and a would-be policy
+ * holds its namespace like an invalid one. Undefined when the object is not near kerf's at all.
+ */
+export function misspeltKerfObject(kind: string, apiVersion: string): { kind: (typeof KERF_KINDS)[number]; problem: { code: string; message: string } } | undefined {
+  const exactKind = KERF_KINDS.find((k) => k === kind);
+  const nearKind = exactKind ?? (didYouMean(kind, KERF_KINDS) as (typeof KERF_KINDS)[number] | undefined);
+  const inGroup = apiVersion.startsWith(`${API_GROUP}/`);
+  const nearGroup = inGroup || didYouMean(apiVersion, [API_VERSION]) !== undefined || didYouMean(apiVersion.split('/')[0] ?? '', [API_GROUP]) !== undefined;
+  if (!nearKind || !nearGroup) return undefined;
+  if (!exactKind) return { kind: nearKind, problem: { code: 'UnknownKind', message: `unknown kind ${JSON.stringify(kind)} in ${API_GROUP}; did you mean "${nearKind}"?` } };
+  if (apiVersion !== API_VERSION) return { kind: nearKind, problem: { code: 'UnknownApiVersion', message: `unknown apiVersion ${JSON.stringify(apiVersion)} for ${kind}; did you mean "${API_VERSION}"?` } };
+  return undefined;
+}
+
 /** Adds a workload, PDB, HPA, policy or recommendation to the index; whether `doc` was one. */
 function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): boolean {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
+  const misspelt = misspeltKerfObject(kind, apiVersion);
+  if (misspelt) {
+    const problem: PlanError = { code: misspelt.problem.code, file, line, object: `${kind} ${ref.namespace}/${ref.name}`, field: misspelt.problem.code === 'UnknownKind' ? 'kind' : 'apiVersion', message: `${file}:${line}: ${misspelt.problem.message}` };
+    index.errors.push(problem);
+    if (misspelt.kind === 'RightsizingPolicy') index.policies.push(unreadablePolicy(ref.namespace, problem));
+    return true;
+  }
   const spec = isObject(doc.spec) ? doc.spec : {};
   const withRef = { ...doc, metadata: { ...(isObject(doc.metadata) ? doc.metadata : {}), namespace: ref.namespace, name: ref.name } };
   const meta = isObject(doc.metadata) ? doc.metadata : {};
@@ -190,12 +354,18 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
   });
   if (workload) {
     const key = workloadKey(workload.ref);
+    const badName = nameProblem(workload.ref.name, 'name') ?? nameProblem(workload.ref.namespace, 'namespace');
+    if (badName) {
+      index.errors.push({ code: 'InvalidName', file, line, object: key, field: 'metadata.name', message: `${file}:${line}: ${key}: ${badName}; the workload is not read` });
+      return true;
+    }
     const existing = index.workloads.get(key);
     if (existing) {
       index.errors.push({
         file,
         line,
         object: key,
+        code: 'DuplicateWorkload',
         message: `${key} is defined twice: in ${existing.source.file} and in ${file}; narrow the scan with \`paths\` in .kerf/config.yaml`,
       });
       return true;
@@ -217,13 +387,14 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
       ref: { namespace: ref.namespace, kind, name: ref.name },
       target: { kind: String(target.kind ?? ''), name: String(target.name ?? '') },
       ...(typeof spec.minReplicas === 'number' && { minReplicas: spec.minReplicas }),
+      ...cpuTarget(spec),
     });
-  } else if (kind === 'RightsizingPolicy' && apiVersion.startsWith(`${API_GROUP}/`)) {
-    const { policy, errors } = validatePolicy(withRef, { file, line });
+  } else if (kind === 'RightsizingPolicy' && apiVersion === API_VERSION) {
+    const { policy, errors } = validatePolicy(withRef, { file, line, locate: fileLocator(index, file, document) });
     index.errors.push(...errors);
-    if (policy) index.policies.push(policy);
-  } else if (kind === 'RightsizingRecommendation' && apiVersion.startsWith(`${API_GROUP}/`)) {
-    const { recommendation, errors } = validateRecommendation(withRef, { file, line });
+    index.policies.push(policy);
+  } else if (kind === 'RightsizingRecommendation' && apiVersion === API_VERSION) {
+    const { recommendation, errors } = validateRecommendation(withRef, { file, line, locate: fileLocator(index, file, document) });
     index.errors.push(...errors);
     if (recommendation) index.recommendations.push(recommendation);
   } else return false;

@@ -43,11 +43,17 @@ interface Span {
  * of its lines emptied but for its markers and directives, so the parse that follows sees the
  * same number of documents at the same lines (a skipped one reads as an empty document) and
  * builds nothing for it. Undefined when no document is kept. Documents whose kind is not plain
- * to see are kept.
+ * to see, and those whose text mentions `mention`, are kept.
  */
-export function screenDocuments(text: string, kinds: ReadonlySet<string> = SCANNED_KINDS): string | undefined {
+export function screenDocuments(text: string, kinds: Pick<ReadonlySet<string>, 'has'> = SCANNED_KINDS, mention?: string): string | undefined {
   const spans = splitDocuments(text);
-  const keep = spans.map((span) => span.unsure || span.kind === undefined || kinds.has(span.kind));
+  const mentions = mention === undefined ? [] : offsetsOf(text, mention);
+  const mentioned = (span: Span): boolean => {
+    const start = span.lines[0]?.start ?? 0;
+    const end = span.lines.at(-1)?.end ?? 0;
+    return mentions.some((at) => at >= start && at < end);
+  };
+  const keep = spans.map((span) => span.unsure || span.kind === undefined || kinds.has(span.kind) || mentioned(span));
   if (!keep.some(Boolean)) return undefined;
   if (keep.every(Boolean)) return text;
   let out = '';
@@ -83,6 +89,13 @@ export function screenDocuments(text: string, kinds: ReadonlySet<string> = SCANN
  */
 export function documentBounds(text: string): { start: number; end: number }[] {
   return splitDocuments(text).map(({ lines }) => ({ start: lines[0]?.start ?? text.length, end: lines.at(-1)?.end ?? text.length }));
+}
+
+/** Every offset at which `word` occurs in `text`. */
+function offsetsOf(text: string, word: string): number[] {
+  const offsets: number[] = [];
+  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + word.length)) offsets.push(at);
+  return offsets;
 }
 
 function isBlankOrComment(line: string): boolean {

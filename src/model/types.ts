@@ -99,6 +99,8 @@ export interface RightsizingPolicy {
   };
   /** Where it was read from, for errors. */
   source?: SourceLocation;
+  /** The first error outside its windows: the policy holds every workload it may cover (InvalidPolicy). */
+  invalid?: string;
 }
 
 export type ResourceName = 'cpu' | 'memory';
@@ -159,6 +161,19 @@ export interface KerfConfig {
   freeze: { now: boolean; windows: WindowSpec[] };
   pause: boolean;
   unsupportedNodeSelectors: LabelSelector[];
+  /** Prices of requested capacity, for the monthly cost difference of a change. */
+  pricing?: Pricing;
+  /** kerf enables GitHub auto-merge on its PRs, so a deferred change merges when `kerf/window` turns green. Default false. */
+  autoMerge?: boolean;
+  /** One dashboard issue per repo listing every change kerf holds, proposes or has applied. Default true. */
+  dashboard?: boolean;
+}
+
+export interface Pricing {
+  cpuCoreHour: number;
+  memoryGiBHour: number;
+  /** Shown beside amounts, e.g. `USD` or `€`; none when absent. */
+  currency?: string;
 }
 
 export interface SourceLocation {
@@ -220,6 +235,8 @@ export interface HorizontalPodAutoscaler {
   minReplicas?: number;
   /** Live `status.currentReplicas`, when known from the cluster. */
   currentReplicas?: number;
+  /** The CPU `averageUtilization` target (autoscaling/v2) or `targetCPUUtilizationPercentage` (v1), when it scales on CPU. */
+  cpuTargetUtilization?: number;
 }
 
 export interface Change {
@@ -238,14 +255,22 @@ export interface Decision {
   phase: Phase;
   reason: Reason | null;
   nextWindow: string | null;
+  /** With `nextWindow`: when that stretch of the window closes (or a freeze opens) and the window's time zone, for people. */
+  nextWindowSpan?: { end: string; timeZone: string };
   changes: Change[];
+  /** Why it is held when the reason alone does not say (InvalidPolicy: the policy's error). */
+  message?: string;
 }
 
 export interface PlanError {
   /** Stable problem code (PascalCase, e.g. UnknownField); consumers switch on it, never on the message. */
   code?: string;
+  /** A warning is reported but does not fail the run (exit codes count errors only). */
+  severity?: 'warning';
   file?: string;
   line?: number;
+  /** 1-based column of the field, when known. */
+  column?: number;
   object?: string;
   field?: string;
   message: string;

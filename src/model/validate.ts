@@ -1,106 +1,78 @@
-// Validation of RightsizingPolicy, RightsizingRecommendation and `.kerf/config.yaml`.
-// Like Renovate's config validation, every problem is collected with its path instead of
-// throwing at the first, so one run reports them all.
+// Validation of RightsizingPolicy, RightsizingRecommendation and `.kerf/config.yaml`: one pipeline
+// that the Git side, the cluster side and the helper share. The shape (and every default) comes
+// from the schemas (schema.ts); the meaning (names, quantities, selectors, safety switches) is
+// checked here after it. Like Renovate's config validation every problem is collected, each with a
+// stable code, file, line, column, object and field path, so one run reports them all.
 import type {
   ContainerRecommendation,
-  GroupBy,
   KerfConfig,
   LabelSelector,
   PlanError,
+  Pricing,
+  RecommendationSource,
   RecommendationStatus,
   RightsizingPolicy,
   RightsizingRecommendation,
   SourceLocation,
-  Strategy,
   WindowSpec,
 } from './types.js';
-import { MODES, PHASES, REASONS, STRATEGIES } from './types.js';
+import { MODES, STRATEGIES } from './types.js';
+import { fieldPath, type ProblemCode, type SchemaIssue, validateConfigShape, validatePolicyShape, validateRecommendationShape } from './schema.js';
+import type { Locator } from './yaml-locate.js';
+import { parseQuantity, QuantityError, type Quantity } from '../rules/quantity.js';
+import { compiledWindows } from '../rules/window-state.js';
 
 export const API_GROUP = 'kerf.getkerf.dev';
 export const API_VERSION = `${API_GROUP}/v1alpha1`;
-/** `spec.apply.healthWatch.duration` when the policy gives none. */
+/** `spec.apply.healthWatch.duration` as the CRD defaults it, for objects built without the pipeline. */
 export const DEFAULT_HEALTH_WATCH = '30m';
 
 type Json = Record<string, unknown>;
+type Path = readonly (string | number)[];
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Collects errors that all share one file and object. */
+/** Where the object is read from: its file and line, and how to find a field's own line. */
+export interface ValidationSource extends SourceLocation {
+  locate?: Locator;
+}
+
+/** Collects the problems of one object. */
 class Problems {
   readonly errors: PlanError[] = [];
   constructor(
-    private readonly source: SourceLocation,
+    private readonly source: ValidationSource,
     private readonly owner: string,
   ) {}
 
-  add(field: string, message: string): void {
+  add(code: ProblemCode, path: Path, message: string, severity?: 'warning'): void {
+    const field = fieldPath(path);
     const where = [this.source.file, this.owner, field].filter(Boolean).join(': ');
+    const position = this.source.locate?.(path);
+    const line = position?.line ?? this.source.line;
     this.errors.push({
+      code,
+      ...(severity && { severity }),
       file: this.source.file,
-      ...(this.source.line !== undefined && { line: this.source.line }),
+      ...(line !== undefined && { line }),
+      ...(position && { column: position.column }),
       object: this.owner,
-      field,
+      ...(field && { field }),
       message: `${where}: ${message}`,
     });
   }
 
-  string(obj: Json, key: string, path: string): string | undefined {
-    const value = obj[key];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') {
-      this.add(path, `must be a string, got ${JSON.stringify(value)}`);
-      return undefined;
-    }
-    return value;
+  issues(issues: readonly SchemaIssue[]): void {
+    for (const issue of issues) this.add(issue.code, issue.path, issue.message);
   }
 
-  oneOf<T extends string>(obj: Json, key: string, path: string, allowed: readonly T[]): T | undefined {
-    const value = this.string(obj, key, path);
-    if (value === undefined) return undefined;
-    if (!(allowed as readonly string[]).includes(value)) {
-      this.add(path, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
-      return undefined;
-    }
-    return value as T;
-  }
-
-  stringList(obj: Json, key: string, path: string): string[] {
-    const value = obj[key];
-    if (value === undefined || value === null) return [];
-    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-      this.add(path, 'must be a list of strings');
-      return [];
-    }
-    return value as string[];
-  }
-
-  positiveInteger(obj: Json, key: string, path: string): number | undefined {
-    const value = obj[key];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-      this.add(path, `must be a whole number ≥ 1, got ${JSON.stringify(value)}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  mapping(obj: Json, key: string, path: string): Json {
-    const value = obj[key];
-    if (value === undefined || value === null) return {};
-    if (!isObject(value)) {
-      this.add(path, 'must be a mapping');
-      return {};
-    }
-    return value;
-  }
-
-  unknownKeys(obj: Json, allowed: readonly string[], path: string): void {
-    for (const key of Object.keys(obj)) {
-      if (!allowed.includes(key)) {
-        this.add(path ? `${path}.${key}` : key, `unknown key; allowed: ${allowed.join(', ')}`);
-      }
+  /** The window rules' problems (W1–W3, Z3), at the window field's own line; they keep their rule-book meaning. */
+  windows(specs: readonly WindowSpec[], path: Path, kind: 'maintenance' | 'freeze'): void {
+    for (const error of compiledWindows(specs, kind).errors) {
+      // The rule's message starts with its own list name; the field path replaces it.
+      this.add(error.code, [...path, error.index, ...(error.field === undefined ? [] : [error.field])], error.message.slice(error.message.indexOf(': ') + 2));
     }
   }
 }
@@ -110,104 +82,159 @@ function objectName(kind: string, meta: Json): string {
   return `${kind} ${namespace}/${String(meta.name ?? '?')}`;
 }
 
-/**
- * Window entries are kept as written; their validity (cron, zone, duration, times) is judged by
- * the window rules, so an invalid window still counts (closed for maintenance, open for freeze).
- */
-function windowList(problems: Problems, obj: Json, key: string, path: string): WindowSpec[] {
-  const value = obj[key];
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) {
-    problems.add(path, 'must be a list of windows');
-    return [];
-  }
-  return value.map((item) => (isObject(item) ? (item as WindowSpec) : ({ invalid: item } as WindowSpec)));
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Kubernetes object names are DNS-1123 subdomains (≤ 253), namespaces DNS-1123 labels (≤ 63). */
+export function nameProblem(name: string, what: 'name' | 'namespace'): string | undefined {
+  const [pattern, max] = what === 'namespace' ? [DNS_LABEL, 63] : [DNS_SUBDOMAIN, 253];
+  if (name.length <= max && pattern.test(name)) return undefined;
+  return `${JSON.stringify(name)} is not a valid Kubernetes ${what}: lower-case letters, digits and '-'${what === 'name' ? " and '.'" : ''}, starting and ending with a letter or digit, at most ${max} characters`;
 }
 
-function labelSelector(problems: Problems, obj: Json, key: string, path: string): LabelSelector {
-  const selector = problems.mapping(obj, key, path);
-  problems.unknownKeys(selector, ['matchLabels', 'matchExpressions'], path);
-  const result: LabelSelector = {};
-  const matchLabels = problems.mapping(selector, 'matchLabels', `${path}.matchLabels`);
-  if (Object.values(matchLabels).some((v) => typeof v !== 'string')) {
-    problems.add(`${path}.matchLabels`, 'values must be strings');
-  } else if (Object.keys(matchLabels).length > 0) {
-    result.matchLabels = matchLabels as Record<string, string>;
-  }
-  const expressions = selector.matchExpressions;
-  if (expressions !== undefined && expressions !== null) {
-    const operators = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
-    if (!Array.isArray(expressions) || expressions.some((e) => !isObject(e) || typeof e.key !== 'string' || !operators.includes(String(e.operator)))) {
-      problems.add(`${path}.matchExpressions`, `each entry needs a key and an operator (${operators.join(', ')})`);
-    } else if (expressions.length > 0) {
-      result.matchExpressions = expressions as LabelSelector['matchExpressions'];
-    }
-  }
-  return result;
-}
-
-export function validatePolicy(
-  doc: Json,
-  source: SourceLocation,
-): { policy?: RightsizingPolicy; errors: PlanError[] } {
+function checkMetadata(problems: Problems, doc: Json): void {
   const meta = isObject(doc.metadata) ? doc.metadata : {};
-  const problems = new Problems(source, objectName('RightsizingPolicy', meta));
-  const name = problems.string(meta, 'name', 'metadata.name');
-  if (!name) problems.add('metadata.name', 'is required');
-  const spec = problems.mapping(doc, 'spec', 'spec');
-  const apply = problems.mapping(spec, 'apply', 'spec.apply');
-  problems.unknownKeys(apply, ['strategy', 'fallbackAfter', 'maintenanceWindows', 'freezeWindows', 'onDelete', 'healthWatch'], 'spec.apply');
-  const onDelete = problems.mapping(apply, 'onDelete', 'spec.apply.onDelete');
-  const healthWatch = problems.mapping(apply, 'healthWatch', 'spec.apply.healthWatch');
-  const policy: RightsizingPolicy = {
-    name: name ?? '',
-    namespace: typeof meta.namespace === 'string' ? meta.namespace : 'default',
-    mode: problems.oneOf(spec, 'mode', 'spec.mode', MODES) ?? 'auto-patch',
-    selector: labelSelector(problems, spec, 'selector', 'spec.selector'),
-    apply: {
-      strategy: problems.oneOf(apply, 'strategy', 'spec.apply.strategy', STRATEGIES) ?? 'in-place',
-      fallbackAfter: problems.string(apply, 'fallbackAfter', 'spec.apply.fallbackAfter') ?? '10m',
-      maintenanceWindows: windowList(problems, apply, 'maintenanceWindows', 'spec.apply.maintenanceWindows'),
-      freezeWindows: windowList(problems, apply, 'freezeWindows', 'spec.apply.freezeWindows'),
-      onDelete: {
-        maxPodDeletesPerRun: problems.positiveInteger(onDelete, 'maxPodDeletesPerRun', 'spec.apply.onDelete.maxPodDeletesPerRun') ?? 1,
-        settle: problems.string(onDelete, 'settle', 'spec.apply.onDelete.settle') ?? '30s',
-      },
-      healthWatch: { duration: problems.string(healthWatch, 'duration', 'spec.apply.healthWatch.duration') ?? DEFAULT_HEALTH_WATCH },
-    },
-    source,
-  };
-  return problems.errors.length > 0 && !name ? { errors: problems.errors } : { policy, errors: problems.errors };
+  if (typeof meta.name !== 'string' || meta.name === '') problems.add('MissingField', ['metadata', 'name'], 'is required');
+  else {
+    const problem = nameProblem(meta.name, 'name');
+    if (problem) problems.add('InvalidName', ['metadata', 'name'], problem);
+  }
+  if (typeof meta.namespace === 'string') {
+    const problem = nameProblem(meta.namespace, 'namespace');
+    if (problem) problems.add('InvalidName', ['metadata', 'namespace'], problem);
+  }
 }
 
-function quantityMap(problems: Problems, obj: Json, key: string, path: string): ContainerRecommendation['requests'] {
-  const map = problems.mapping(obj, key, path);
-  const result: ContainerRecommendation['requests'] = {};
-  for (const [resource, value] of Object.entries(map)) {
-    if (resource !== 'cpu' && resource !== 'memory') {
-      problems.add(`${path}.${resource}`, 'kerf recommends only cpu and memory');
-      continue;
+function checkSelector(problems: Problems, selector: unknown, path: Path): void {
+  if (!isObject(selector) || !Array.isArray(selector.matchExpressions)) return;
+  selector.matchExpressions.forEach((expression: unknown, index) => {
+    if (!isObject(expression)) return;
+    const values = Array.isArray(expression.values) ? expression.values : [];
+    const needsValues = expression.operator === 'In' || expression.operator === 'NotIn';
+    if (needsValues && values.length === 0) problems.add('InvalidSelector', [...path, 'matchExpressions', index, 'values'], `operator ${String(expression.operator)} needs at least one value`);
+    if (!needsValues && values.length > 0) problems.add('InvalidSelector', [...path, 'matchExpressions', index, 'values'], `operator ${String(expression.operator)} takes no values`);
+  });
+}
+
+const WINDOW_LISTS = ['maintenanceWindows', 'freezeWindows'] as const;
+
+/**
+ * A policy's window lists as the window rules judge them (W3: an invalid maintenance window is
+ * closed; Z3: an invalid freeze window is open): entries as written. A freeze list that is not a
+ * list at all counts as one invalid, so open, window: fail closed.
+ */
+function windowLists(apply: Json): Record<(typeof WINDOW_LISTS)[number], WindowSpec[]> {
+  const lists = {} as Record<(typeof WINDOW_LISTS)[number], WindowSpec[]>;
+  for (const list of WINDOW_LISTS) lists[list] = windowList(apply[list], list === 'freezeWindows');
+  return lists;
+}
+
+function windowList(value: unknown, failClosed: boolean): WindowSpec[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return failClosed ? [value as WindowSpec] : [];
+  return value as WindowSpec[];
+}
+
+/** Entries of a window list (and its length, W2) are judged by the window rules, which report them with their own codes. */
+const isWindowEntryIssue = (issue: SchemaIssue, listAt: number): boolean =>
+  issue.path.length > listAt + 1 || (issue.path.length === listAt + 1 && issue.code === 'OutOfRange');
+
+/**
+ * A policy is always returned when it can be placed in a namespace: with an error outside its
+ * windows it is `invalid` and holds every workload it may cover (reason InvalidPolicy), so a typo
+ * never acts and never silently leaves workloads unmanaged.
+ */
+export function validatePolicy(doc: Json, source: ValidationSource): { policy: RightsizingPolicy; errors: PlanError[] } {
+  const value = structuredClone(doc);
+  const meta = isObject(value.metadata) ? value.metadata : {};
+  const problems = new Problems(source, objectName('RightsizingPolicy', meta));
+  const issues = validatePolicyShape(value);
+  // Problems inside a window are the window rules' to judge (they are reported there, with W/Z meaning).
+  problems.issues(issues.filter((issue) => !(issue.path[1] === 'apply' && (WINDOW_LISTS as readonly unknown[]).includes(issue.path[2]) && isWindowEntryIssue(issue, 2))));
+  checkMetadata(problems, value);
+  const spec = isObject(value.spec) ? value.spec : {};
+  checkSelector(problems, spec.selector, ['spec', 'selector']);
+  const apply = isObject(spec.apply) ? spec.apply : {};
+  const onDelete = isObject(apply.onDelete) ? apply.onDelete : {};
+  const healthWatch = isObject(apply.healthWatch) ? apply.healthWatch : {};
+  // A freeze list of the wrong type is fail-closed below, not an invalid policy.
+  const invalid = problems.errors.filter((error) => !/^spec\.apply\.freezeWindows$/.test(error.field ?? ''));
+  const mode = MODES.find((m) => m === spec.mode);
+  const strategy = STRATEGIES.find((s) => s === apply.strategy);
+  const policy: RightsizingPolicy = {
+    name: typeof meta.name === 'string' ? meta.name : '',
+    namespace: typeof meta.namespace === 'string' ? meta.namespace : 'default',
+    // Only read when the policy is valid: an invalid one holds before mode or strategy matter.
+    mode: mode ?? 'recommend',
+    // A broken selector covers the whole namespace, so what it meant to cover is held too.
+    selector: isObject(spec.selector) && !problems.errors.some((e) => e.field?.startsWith('spec.selector')) ? (spec.selector as LabelSelector) : {},
+    apply: {
+      strategy: strategy ?? 'deferred',
+      fallbackAfter: String(apply.fallbackAfter),
+      ...windowLists(apply),
+      onDelete: { maxPodDeletesPerRun: Number(onDelete.maxPodDeletesPerRun), settle: String(onDelete.settle) },
+      healthWatch: { duration: String(healthWatch.duration) },
+    },
+    source: { file: source.file, ...(source.line !== undefined && { line: source.line }) },
+    ...(invalid[0] && { invalid: invalid[0].message }),
+  };
+  for (const list of WINDOW_LISTS) problems.windows(policy.apply[list], ['spec', 'apply', list], list === 'freezeWindows' ? 'freeze' : 'maintenance');
+  return { policy, errors: problems.errors };
+}
+
+const RESOURCES = ['cpu', 'memory'] as const;
+
+/** Quantities mean something: parseable, finite, not negative; a request not above its own limit. */
+function checkQuantities(problems: Problems, containers: readonly Json[]): void {
+  const seen = new Set<string>();
+  containers.forEach((container, index) => {
+    const path = ['spec', 'containers', index];
+    if (typeof container.name === 'string') {
+      if (seen.has(container.name)) problems.add('DuplicateContainer', [...path, 'name'], `container ${JSON.stringify(container.name)} is listed twice`);
+      seen.add(container.name);
     }
-    if (value === null) result[resource] = null;
-    else if (typeof value === 'string' || typeof value === 'number') result[resource] = String(value);
-    else problems.add(`${path}.${resource}`, `must be a quantity or null, got ${JSON.stringify(value)}`);
+    const parsed: Partial<Record<string, Quantity>> = {};
+    for (const group of ['requests', 'limits'] as const) {
+      const values = isObject(container[group]) ? container[group] : {};
+      for (const resource of RESOURCES) {
+        const raw = values[resource];
+        if (typeof raw !== 'string' && typeof raw !== 'number') continue;
+        try {
+          if (typeof raw === 'number' && !Number.isSafeInteger(raw)) throw new QuantityError('InvalidQuantity', `${raw} is not a whole number a quantity can hold`);
+          const quantity = parseQuantity(String(raw));
+          if (quantity.compare(parseQuantity('0')) < 0) throw new QuantityError('InvalidQuantity', `${String(raw)} is negative`);
+          parsed[`${group}.${resource}`] = quantity;
+        } catch (error) {
+          if (!(error instanceof QuantityError)) throw error;
+          problems.add('InvalidQuantity', [...path, group, resource], error.message);
+        }
+      }
+    }
+    for (const resource of RESOURCES) {
+      const [request, limit] = [parsed[`requests.${resource}`], parsed[`limits.${resource}`]];
+      if (request && limit && request.compare(limit) > 0) {
+        problems.add('RequestAboveLimit', [...path, 'requests', resource], `container ${JSON.stringify(container.name)}: request ${String(request)} is above limit ${String(limit)}`);
+      }
+    }
+  });
+}
+
+function quantities(value: unknown): ContainerRecommendation['requests'] {
+  const map = isObject(value) ? value : {};
+  const result: ContainerRecommendation['requests'] = {};
+  for (const resource of RESOURCES) {
+    if (!(resource in map)) continue;
+    const quantity = map[resource];
+    result[resource] = quantity === null ? null : String(quantity);
   }
   return result;
 }
 
-function recommendationStatus(problems: Problems, doc: Json): RecommendationStatus {
-  const status = problems.mapping(doc, 'status', 'status');
+function recommendationStatus(status: Json): RecommendationStatus {
   const result: RecommendationStatus = {};
-  const phase = problems.oneOf(status, 'phase', 'status.phase', PHASES);
-  if (phase) result.phase = phase;
-  const strategy = problems.oneOf(status, 'strategy', 'status.strategy', STRATEGIES);
-  if (strategy) result.strategy = strategy;
-  const configured = problems.oneOf(status, 'configuredStrategy', 'status.configuredStrategy', STRATEGIES);
-  if (configured) result.configuredStrategy = configured as Strategy;
-  const reason = problems.oneOf(status, 'reason', 'status.reason', REASONS);
-  if (reason) result.reason = reason;
-  const nextWindow = problems.string(status, 'nextWindow', 'status.nextWindow');
-  if (nextWindow) result.nextWindow = nextWindow;
+  for (const key of ['phase', 'strategy', 'configuredStrategy', 'reason', 'nextWindow', 'message'] as const) {
+    if (typeof status[key] === 'string' && status[key] !== '') Object.assign(result, { [key]: status[key] });
+  }
   const pullRequest = status.pullRequest;
   if (isObject(pullRequest) && typeof pullRequest.number === 'number' && typeof pullRequest.url === 'string') {
     result.pullRequest = { number: pullRequest.number, url: pullRequest.url };
@@ -216,129 +243,149 @@ function recommendationStatus(problems: Problems, doc: Json): RecommendationStat
   return result;
 }
 
+/** A Go duration as `time.ParseDuration` reads it (`168h`, `1h30m`, `90s`). */
+const GO_DURATION = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
+/** RFC 3339 date-time, the CRD's `format: date-time`. */
+export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** Refused whole on any problem: nothing of an invalid recommendation is written, planned or resized. */
 export function validateRecommendation(
   doc: Json,
-  source: SourceLocation,
+  source: ValidationSource,
 ): { recommendation?: RightsizingRecommendation; errors: PlanError[] } {
-  const meta = isObject(doc.metadata) ? doc.metadata : {};
+  const value = structuredClone(doc);
+  const meta = isObject(value.metadata) ? value.metadata : {};
   const problems = new Problems(source, objectName('RightsizingRecommendation', meta));
-  const name = problems.string(meta, 'name', 'metadata.name');
-  if (!name) problems.add('metadata.name', 'is required');
-  const spec = problems.mapping(doc, 'spec', 'spec');
-  const targetRef = problems.mapping(spec, 'targetRef', 'spec.targetRef');
-  const kind = problems.string(targetRef, 'kind', 'spec.targetRef.kind');
-  const targetName = problems.string(targetRef, 'name', 'spec.targetRef.name');
-  if (!kind) problems.add('spec.targetRef.kind', 'is required');
-  if (!targetName) problems.add('spec.targetRef.name', 'is required');
-  const containers: ContainerRecommendation[] = [];
-  if (!Array.isArray(spec.containers) || spec.containers.length === 0) {
-    problems.add('spec.containers', 'must list at least one container');
-  } else {
-    spec.containers.forEach((entry, index) => {
-      const path = `spec.containers[${index}]`;
-      if (!isObject(entry) || typeof entry.name !== 'string' || entry.name === '') {
-        problems.add(`${path}.name`, 'is required');
-        return;
-      }
-      containers.push({
-        name: entry.name,
-        requests: quantityMap(problems, entry, 'requests', `${path}.requests`),
-        limits: quantityMap(problems, entry, 'limits', `${path}.limits`),
-      });
-    });
+  problems.issues(validateRecommendationShape(value));
+  checkMetadata(problems, value);
+  const spec = isObject(value.spec) ? value.spec : {};
+  const targetRef = isObject(spec.targetRef) ? spec.targetRef : {};
+  if (typeof targetRef.name === 'string' && targetRef.name !== '') {
+    const problem = nameProblem(targetRef.name, 'name');
+    if (problem) problems.add('InvalidName', ['spec', 'targetRef', 'name'], problem);
   }
-  const status = recommendationStatus(problems, doc);
-  if (!name || !kind || !targetName) return { errors: problems.errors };
-  const apiVersion = problems.string(targetRef, 'apiVersion', 'spec.targetRef.apiVersion');
+  const containers = (Array.isArray(spec.containers) ? spec.containers : []).filter(isObject);
+  checkQuantities(problems, containers);
+  const sampleWindow = isObject(spec.source) ? spec.source.sampleWindow : undefined;
+  if (typeof sampleWindow === 'string' && !GO_DURATION.test(sampleWindow)) {
+    problems.add('InvalidDuration', ['spec', 'source', 'sampleWindow'], `must be a Go duration such as 168h, got ${JSON.stringify(sampleWindow)}`);
+  }
+  if (problems.errors.length > 0) return { errors: problems.errors };
+  const provenance = isObject(spec.source) ? (spec.source as unknown as RecommendationSource) : undefined;
   return {
     recommendation: {
-      name,
+      name: String(meta.name),
       namespace: typeof meta.namespace === 'string' ? meta.namespace : 'default',
-      targetRef: { ...(apiVersion && { apiVersion }), kind, name: targetName },
-      containers,
-      status,
-      source,
+      targetRef: {
+        ...(typeof targetRef.apiVersion === 'string' && { apiVersion: targetRef.apiVersion }),
+        kind: String(targetRef.kind),
+        name: String(targetRef.name),
+      },
+      containers: containers.map((container) => ({
+        name: String(container.name),
+        requests: quantities(container.requests),
+        limits: quantities(container.limits),
+      })),
+      ...(provenance && { provenance }),
+      status: recommendationStatus(isObject(value.status) ? value.status : {}),
+      source: { file: source.file, ...(source.line !== undefined && { line: source.line }) },
     },
-    errors: problems.errors,
+    errors: [],
   };
 }
 
-export const CONFIG_DEFAULTS: KerfConfig = {
-  groupBy: 'per-workload',
-  labels: [],
-  reviewers: [],
-  teamReviewers: [],
-  branchPrefix: 'kerf/',
-  prHourlyLimit: 4,
-  prConcurrentLimit: 20,
-  paths: [],
-  freeze: { now: false, windows: [] },
-  pause: false,
-  unsupportedNodeSelectors: [],
-};
+function configFromDefaults(): KerfConfig {
+  const defaults: Json = {};
+  validateConfigShape(defaults);
+  return defaults as unknown as KerfConfig;
+}
 
-const CONFIG_KEYS = [
-  'cluster',
-  'groupBy',
-  'labels',
-  'reviewers',
-  'teamReviewers',
-  'branchPrefix',
-  'author',
-  'prHourlyLimit',
-  'prConcurrentLimit',
-  'paths',
-  'freeze',
-  'pause',
-  'unsupportedNodeSelectors',
-] as const;
-const GROUP_BY: readonly GroupBy[] = ['per-workload', 'per-namespace', 'single'];
+/** The config of an empty file: the schema's defaults. */
+export const CONFIG_DEFAULTS: KerfConfig = Object.freeze(configFromDefaults());
 
-/** Validates the parsed `.kerf/config.yaml`; unknown keys are errors naming the key. */
-export function validateConfig(doc: unknown, file: string): { config: KerfConfig; errors: PlanError[] } {
-  const problems = new Problems({ file }, 'config');
+/** YAML 1.1 spells booleans yes/no/on/off; in a safety switch kerf reads them so, with a warning. */
+const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true, no: false, n: false, off: false };
+
+/** The safety switches: present but invalid counts as paused or frozen. */
+const SAFETY_SWITCHES: readonly (readonly string[])[] = [['pause'], ['freeze', 'now']];
+
+/** A ref name component git accepts (git check-ref-format), so a bad prefix fails here, not at push. */
+export function branchPrefixProblem(prefix: string): string | undefined {
+  if (
+    prefix === '' ||
+    /[\s~^:?*[\\\x00-\x1f\x7f]/.test(prefix) ||
+    prefix.includes('..') ||
+    prefix.includes('@{') ||
+    prefix.includes('//') ||
+    prefix.startsWith('/') ||
+    prefix.startsWith('-') ||
+    prefix.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))
+  ) {
+    return `${JSON.stringify(prefix)} cannot start a git branch name (no spaces, ~ ^ : ? * [ \\, "..", "@{", "//", leading "/", "-" or ".", or ".lock")`;
+  }
+  return undefined;
+}
+
+/**
+ * Validates the parsed `.kerf/config.yaml`. Unknown keys are errors naming the key. A field with
+ * a problem keeps its default, except the safety switches: a `pause` or `freeze` that is present
+ * but invalid counts as paused or frozen (fail closed), with the error.
+ */
+export function validateConfig(doc: unknown, source: string | ValidationSource): { config: KerfConfig; errors: PlanError[] } {
+  const where: ValidationSource = typeof source === 'string' ? { file: source } : source;
+  const problems = new Problems(where, 'config');
   if (doc === null || doc === undefined) return { config: CONFIG_DEFAULTS, errors: [] };
   if (!isObject(doc)) {
-    problems.add('', 'must be a mapping');
-    return { config: CONFIG_DEFAULTS, errors: problems.errors };
+    problems.add('WrongType', [], 'must be a mapping; counts as paused until it is one');
+    return { config: { ...CONFIG_DEFAULTS, pause: true }, errors: problems.errors };
   }
-  problems.unknownKeys(doc, CONFIG_KEYS, '');
-  const freeze = problems.mapping(doc, 'freeze', 'freeze');
-  problems.unknownKeys(freeze, ['now', 'windows'], 'freeze');
-  const boolean = (obj: Json, key: string, path: string): boolean => {
-    const value = obj[key];
-    if (value === undefined || value === null) return false;
-    if (typeof value !== 'boolean') problems.add(path, `must be true or false, got ${JSON.stringify(value)}`);
-    return value === true;
-  };
-  const author = problems.mapping(doc, 'author', 'author');
-  const authorName = problems.string(author, 'name', 'author.name');
-  const authorEmail = problems.string(author, 'email', 'author.email');
-  if ((authorName === undefined) !== (authorEmail === undefined)) problems.add('author', 'needs both name and email');
-  const selectors = doc.unsupportedNodeSelectors;
-  const unsupportedNodeSelectors: LabelSelector[] = [];
-  if (Array.isArray(selectors)) {
-    selectors.forEach((_, index) => {
-      unsupportedNodeSelectors.push(labelSelector(problems, selectors as unknown as Json, String(index), `unsupportedNodeSelectors[${index}]`));
-    });
-  } else if (selectors !== undefined && selectors !== null) {
-    problems.add('unsupportedNodeSelectors', 'must be a list of label selectors');
+  const value = structuredClone(doc);
+  for (const [first, second] of SAFETY_SWITCHES) {
+    const owner = second === undefined ? value : value[first as string];
+    const key = second ?? (first as string);
+    if (!isObject(owner) || typeof owner[key] !== 'string') continue;
+    const read = YAML11_BOOLEANS[(owner[key] as string).toLowerCase()];
+    if (read === undefined) continue;
+    problems.add('Yaml11Boolean', second === undefined ? [key] : [first as string, key], `${JSON.stringify(owner[key])} is a YAML 1.1 boolean; read as ${read}; write ${read} to say so`, 'warning');
+    owner[key] = read;
   }
-  const cluster = problems.string(doc, 'cluster', 'cluster');
+  const issues = validateConfigShape(value).filter((issue) => !(issue.path[0] === 'freeze' && issue.path[1] === 'windows' && isWindowEntryIssue(issue, 1)));
+  const broken = (path: Path) => issues.some((issue) => path.every((segment, i) => issue.path[i] === segment));
+  const paused = broken(['pause']);
+  const frozen = broken(['freeze']);
+  for (const issue of issues) {
+    const safety = issue.path[0] === 'pause' ? 'paused' : issue.path[0] === 'freeze' ? 'frozen' : undefined;
+    problems.add(issue.code, issue.path, safety ? `${issue.message}; counts as ${safety} until it is fixed` : issue.message);
+  }
+  const freeze = isObject(value.freeze) ? value.freeze : {};
+  const take = <K extends keyof KerfConfig>(key: K): KerfConfig[K] => (broken([key]) || value[key] === undefined ? CONFIG_DEFAULTS[key] : (value[key] as KerfConfig[K]));
+  if (typeof value.branchPrefix === 'string' && !broken(['branchPrefix'])) {
+    const problem = branchPrefixProblem(value.branchPrefix);
+    if (problem) problems.add('InvalidBranchPrefix', ['branchPrefix'], problem);
+  }
+  (Array.isArray(value.unsupportedNodeSelectors) ? value.unsupportedNodeSelectors : []).forEach((selector, index) =>
+    checkSelector(problems, selector, ['unsupportedNodeSelectors', index]),
+  );
+  const freezeWindows = windowList(freeze.windows, true);
+  problems.windows(freezeWindows, ['freeze', 'windows'], 'freeze');
+  const author = isObject(value.author) && !broken(['author']) ? (value.author as KerfConfig['author']) : undefined;
   const config: KerfConfig = {
-    ...(cluster !== undefined && { cluster }),
-    groupBy: problems.oneOf(doc, 'groupBy', 'groupBy', GROUP_BY) ?? CONFIG_DEFAULTS.groupBy,
-    labels: problems.stringList(doc, 'labels', 'labels'),
-    reviewers: problems.stringList(doc, 'reviewers', 'reviewers'),
-    teamReviewers: problems.stringList(doc, 'teamReviewers', 'teamReviewers'),
-    branchPrefix: problems.string(doc, 'branchPrefix', 'branchPrefix') ?? CONFIG_DEFAULTS.branchPrefix,
-    ...(authorName !== undefined && authorEmail !== undefined && { author: { name: authorName, email: authorEmail } }),
-    prHourlyLimit: problems.positiveInteger(doc, 'prHourlyLimit', 'prHourlyLimit') ?? CONFIG_DEFAULTS.prHourlyLimit,
-    prConcurrentLimit: problems.positiveInteger(doc, 'prConcurrentLimit', 'prConcurrentLimit') ?? CONFIG_DEFAULTS.prConcurrentLimit,
-    paths: problems.stringList(doc, 'paths', 'paths'),
-    freeze: { now: boolean(freeze, 'now', 'freeze.now'), windows: windowList(problems, freeze, 'windows', 'freeze.windows') },
-    pause: boolean(doc, 'pause', 'pause'),
-    unsupportedNodeSelectors,
+    ...(typeof value.cluster === 'string' && { cluster: value.cluster }),
+    groupBy: take('groupBy'),
+    labels: take('labels'),
+    reviewers: take('reviewers'),
+    teamReviewers: take('teamReviewers'),
+    branchPrefix: broken(['branchPrefix']) || problems.errors.some((e) => e.code === 'InvalidBranchPrefix') ? CONFIG_DEFAULTS.branchPrefix : take('branchPrefix'),
+    ...(author && { author }),
+    prHourlyLimit: take('prHourlyLimit'),
+    prConcurrentLimit: take('prConcurrentLimit'),
+    paths: take('paths'),
+    freeze: { now: frozen || freeze.now === true, windows: freezeWindows },
+    pause: paused || value.pause === true,
+    unsupportedNodeSelectors: take('unsupportedNodeSelectors'),
+    ...(isObject(value.pricing) && !broken(['pricing']) && { pricing: value.pricing as unknown as Pricing }),
+    ...(typeof value.autoMerge === 'boolean' && { autoMerge: value.autoMerge }),
+    ...(typeof value.dashboard === 'boolean' && { dashboard: value.dashboard }),
   };
   return { config, errors: problems.errors };
 }

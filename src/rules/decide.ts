@@ -21,7 +21,7 @@ import {
   rolloutIsSafe,
 } from './guardrails.js';
 import { configuredStrategy, effectiveStrategy, resizeRestartsContainer } from './strategy.js';
-import { windowState } from './window-state.js';
+import { freeWindow, windowState } from './window-state.js';
 
 /** What the node under a pod allows for in-place resizes (known to the in-cluster helper). */
 export interface NodeFacts {
@@ -98,6 +98,8 @@ export function decide(input: DecisionInput): Decision {
     changes,
   };
   if (!policy) return decision;
+  // Nothing of an invalid policy is read (mode, strategy, windows): it only holds.
+  if (policy.invalid !== undefined) return { ...decision, action: 'blocked', phase: 'Blocked', reason: 'InvalidPolicy', message: policy.invalid };
 
   const configured = configuredStrategy(workload, policy);
   const effective = effectiveStrategy({
@@ -119,14 +121,16 @@ export function decide(input: DecisionInput): Decision {
   if (effective.strategy === 'rollout') {
     return { ...decision, action: 'pull-request', phase: 'Proposed', reason: effective.reason };
   }
-  // Deferred (D1–D3, G6): proposed at once; outside a window the merge is held to the next one.
-  const maintenance = windowState(policy.apply.maintenanceWindows, 'maintenance', now);
-  if (maintenance.open) return { ...decision, action: 'pull-request', phase: 'Proposed' };
+  // Deferred (D1–D3, G6): proposed at once; outside a window the merge is held to the next one
+  // that no freeze swallows (none open now: a freeze would have blocked above).
+  if (windowState(policy.apply.maintenanceWindows, 'maintenance', now).open) return { ...decision, action: 'pull-request', phase: 'Proposed' };
+  const next = freeWindow(policy.apply.maintenanceWindows, [config.freeze.windows, policy.apply.freezeWindows], now);
   return {
     ...decision,
-    action: maintenance.nextWindow ? 'pull-request' : 'wait',
+    action: next ? 'pull-request' : 'wait',
     phase: 'Deferred',
     reason: 'OutsideMaintenanceWindow',
-    nextWindow: maintenance.nextWindow?.toISOString() ?? null,
+    nextWindow: next?.start.toISOString() ?? null,
+    ...(next && { nextWindowSpan: { end: next.end.toISOString(), timeZone: next.timeZone } }),
   };
 }

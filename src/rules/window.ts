@@ -273,6 +273,24 @@ export function nextOpening(window: CompiledWindow, now: Date): Date | null {
   }
 }
 
+/** An opening of a window: from `start` (included) to `end` (excluded), in milliseconds. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** The opening that contains `atMs`, or else the next one after it; null when the window never opens again. */
+export function spanAtOrAfter(window: CompiledWindow, atMs: number): Span | null {
+  if (window.kind === 'one-off') {
+    const [start, end] = [window.start.getTime(), window.end.getTime()];
+    return end > atMs ? { start, end } : null;
+  }
+  const latest = latestOpening(window, atMs);
+  if (latest + window.durationMs > atMs) return { start: latest, end: latest + window.durationMs };
+  const next = nextOpening(window, new Date(atMs));
+  return next && { start: next.getTime(), end: next.getTime() + window.durationMs };
+}
+
 /** Maintenance: open when a valid window is open (W3). Freeze: also open when any window is invalid (Z3). */
 export function evaluateWindows(compiled: CompiledWindows, kind: WindowKind, now: Date): WindowEvaluation {
   const openWindows = compiled.windows.filter((window) => isOpen(window, now)).map((window) => window.index);

@@ -30,8 +30,9 @@ async function dryRun(edits: Record<string, (text: string) => string> = {}) {
 }
 
 /** The batch policy (the last in the file) loses its maintenance window. */
+// The batch policy keeps only its Thursday window, which its release-train freeze always covers: no window is promised.
 const NO_BATCH_WINDOW = {
-  'policies/shop.yaml': (text: string) => text.replace(/maintenanceWindows:\n\s+- schedule: "0 1 \* \* 6"\n\s+duration: 4h\n\s+timeZone: Europe\/Berlin\n?$/, 'maintenanceWindows: []\n'),
+  'policies/shop.yaml': (text: string) => text.replace(/(tier: batch[^]*maintenanceWindows:\n)\s+- schedule: "0 1 \* \* 6"\n\s+duration: 4h\n\s+timeZone: Europe\/Berlin\n/, '$1'),
 };
 const ONE_OPEN_PR = { '.kerf/config.yaml': (text: string) => text.replace('prConcurrentLimit: 20', 'prConcurrentLimit: 1') };
 
@@ -39,20 +40,20 @@ describe('held-back changes', () => {
   it('D1 Z1 SR5: the deferred PR waiting for its window, the frozen and the unsafe single replica; not proposals that may merge, nor in-place changes', async () => {
     const { heldBack, byTarget, result } = await dryRun();
     expect(heldBack.map((held) => [targetName(held.decision.target), held.reason, held.nextWindow])).toEqual([
-      ['payments/Deployment/ledger', 'FreezeWindow', null],
-      ['shop/Deployment/reports', 'OutsideMaintenanceWindow: the merge waits for the window (kerf/window pending, D1)', '2026-12-05T00:00:00.000Z'],
-      ['shop/StatefulSet/redis', 'SingleReplicaUnsafe', null],
+      ['payments/Deployment/ledger', 'FreezeWindow: a freeze window is open', null],
+      ['shop/Deployment/reports', 'OutsideMaintenanceWindow: the merge waits for the window (kerf/window pending)', '2026-12-05T00:00:00.000Z'],
+      ['shop/StatefulSet/redis', 'SingleReplicaUnsafe: the workload runs a single replica (or a PodDisruptionBudget allows no disruption) and this change would take it down', null],
     ]);
     // A dry run has no PR to link.
     expect(byTarget.get('shop/Deployment/reports')?.pullRequest).toBeNull();
-    expect(actionOutputs(result, heldBack)).toMatchObject({ opened: '4', updated: '0', closed: '0', 'held-back': '3' });
+    expect(actionOutputs(result, heldBack).outputs).toMatchObject({ opened: '4', updated: '0', closed: '0', 'held-back': '3' });
   });
 
   it('D3: with no valid maintenance window the deferred change waits, without a PR', async () => {
     const { byTarget } = await dryRun(NO_BATCH_WINDOW);
     expect(byTarget.get('shop/Deployment/reports')).toMatchObject({
       decision: { action: 'wait' },
-      reason: 'OutsideMaintenanceWindow: no valid maintenance window, so no pull request (D3)',
+      reason: 'OutsideMaintenanceWindow: no maintenance window is free: none is valid, or a freeze covers every one, so no pull request is opened',
       nextWindow: null,
     });
   });
@@ -69,8 +70,8 @@ describe('held-back changes', () => {
     const { heldBack } = await dryRun({ ...NO_BATCH_WINDOW, ...ONE_OPEN_PR });
     expect(heldBack.map((held) => held.reason.split(':')[0])).toEqual(['FreezeWindow', 'prConcurrentLimit', 'prConcurrentLimit', 'OutsideMaintenanceWindow', 'SingleReplicaUnsafe']);
     expect(heldBackAnnotations(heldBack)).toEqual([
-      { level: 'warning', title: 'kerf: change held back', message: 'shop/Deployment/reports: held back: OutsideMaintenanceWindow: no valid maintenance window, so no pull request (D3)', file: 'apps/shop/reports.yaml' },
-      { level: 'warning', title: 'kerf: change held back', message: 'shop/StatefulSet/redis: held back: SingleReplicaUnsafe', file: 'apps/shop/redis.yaml' },
+      { level: 'warning', title: 'kerf: change held back', message: 'shop/Deployment/reports: held back: OutsideMaintenanceWindow: no maintenance window is free: none is valid, or a freeze covers every one, so no pull request is opened', file: 'apps/shop/reports.yaml' },
+      { level: 'warning', title: 'kerf: change held back', message: 'shop/StatefulSet/redis: held back: SingleReplicaUnsafe: the workload runs a single replica (or a PodDisruptionBudget allows no disruption) and this change would take it down', file: 'apps/shop/redis.yaml' },
     ]);
   });
 });

@@ -5,7 +5,7 @@ import { renderSummary } from '../../src/action/summary.js';
 import type { ReconcileResult } from '../../src/gitops/reconcile.js';
 import type { StatusRow } from '../../src/gitops/status-command.js';
 
-const RESULT: ReconcileResult = { dryRun: false, plan: { now: '2026-12-02T10:00:00.000Z', decisions: [], errors: [] }, pullRequests: [], errors: [] };
+const RESULT: ReconcileResult = { dryRun: false, plan: { now: '2026-12-02T10:00:00.000Z', decisions: [], errors: [], warnings: [] }, pullRequests: [], errors: [] };
 const URL = 'https://github.com/acme/shop/pull';
 
 function row(name: string, fields: Partial<StatusRow>): StatusRow {
@@ -30,7 +30,7 @@ describe('the summary\'s Status section', () => {
       '',
       '| Recommendation | Target | Phase | Strategy | Reason | Next window | Pull request | Applied at | Health |',
       '|---|---|---|---|---|---|---|---|---|',
-      `| shop/cart | Deployment/cart | Deferred | deferred | OutsideMaintenanceWindow | 2026-12-06 01:00 UTC | [#3](${URL}/3) | - | - |`,
+      `| shop/cart | Deployment/cart | Deferred | deferred | OutsideMaintenanceWindow | Sun 6 Dec 01:00 UTC, in 3 d 15 h | [#3](${URL}/3) | - | - |`,
       `| shop/checkout | Deployment/checkout | Applied | rollout | - | - | [#4](${URL}/4) | 2026-12-02 09:00 UTC | watching until 2026-12-02 09:30 UTC |`,
       `| shop/orders | Deployment/orders | RolledBack | rollout | - | - | [#5](${URL}/5), rollback [#6](${URL}/6) | 2026-12-02 08:00 UTC | Breached: container app OOMKilled \\| twice |`,
       '| shop/search | Deployment/search | InPlace | in-place | - | - | - | - | Healthy |',

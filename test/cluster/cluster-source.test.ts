@@ -111,7 +111,7 @@ describe('--recommendations cluster', () => {
     const { plan, cluster: view } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
     expect(view).toBeUndefined();
     expect(plan.errors).toEqual([
-      { object: 'cluster', message: 'cannot read the cluster at https://fake.cluster.test: connect ECONNREFUSED 127.0.0.1:6443; deciding from Git alone (recommendations from the repo, no live facts)' },
+      { code: 'ClusterUnreachable', object: 'cluster', message: 'cannot read the cluster at https://fake.cluster.test: connect ECONNREFUSED 127.0.0.1:6443; deciding from Git alone (recommendations from the repo, no live facts)' },
     ]);
     expect(byName(plan.decisions).cart).toMatchObject({ action: 'in-place' });
     expect(plan.decisions.length).toBeGreaterThan(5);

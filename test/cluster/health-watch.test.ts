@@ -1,7 +1,8 @@
 // The helper's health watch of in-place changes, pure (issue 6 item 4): start, end Healthy, roll
 // back on a breach (Z2), stay rolled back until the spec changes; and OD2's view of a breach.
 import { describe, expect, it } from 'vitest';
-import { planHealthWatch, watchedBreach, type HealthWatchInput } from '../../src/helper/health-watch.js';
+import { planHealthWatch, type HealthWatchInput } from '../../src/helper/health-watch.js';
+import { watchedBreach } from '../../src/lifecycle/health-watch.js';
 import { planResize } from '../../src/helper/resize-plan.js';
 import { workloadFromObject } from '../../src/helper/live-workload.js';
 import type { Pod } from '../../src/cluster/objects.js';
@@ -84,7 +85,7 @@ describe('planHealthWatch', () => {
 describe('planResize after a rollout the reconciler applied', () => {
   it('G5: pods at the values of an R3/N3 rollout are not claimed as Applied in place', () => {
     const recommendation = aRecommendation(undefined, { status: { phase: 'Applied', strategy: 'rollout', configuredStrategy: 'in-place', reason: 'HPACoordination' } });
-    const given = { recommendation, generation: 1, workload, policies: [aPolicy()], config: aConfig(), pods: input().pods, nodes: new Map(), pdbs: [], hpas: [], memory: {}, now: NOW };
+    const given = { recommendation, generation: 1, workload, policies: [aPolicy()], config: aConfig(), pods: input().pods, allPods: input().pods, workloadObject: aDeployment('cart', { replicas: input().pods.length }), nodes: new Map(), pdbs: [], hpas: [], memory: {}, now: NOW };
     expect(planResize(given)).toBeUndefined();
     expect(planResize({ ...given, recommendation: aRecommendation() })?.status).toMatchObject({ phase: 'Applied', strategy: 'in-place' });
   });

@@ -83,9 +83,15 @@ describe('status write-back (pure parts)', () => {
     const deferred = aDecision({ phase: 'Deferred', strategy: 'deferred', configuredStrategy: 'deferred', reason: 'OutsideMaintenanceWindow', nextWindow: '2026-12-05T00:00:00.000Z' });
     const pr = { number: 4, url: 'https://github.example/pull/4' };
     expect(decisionStatus(deferred, pr)).toMatchObject({ phase: 'Deferred', reason: 'OutsideMaintenanceWindow', nextWindow: '2026-12-05T00:00:00.000Z', pullRequest: pr });
-    expect(decisionEvent(deferred, pr)).toEqual({ action: 'Blocked', reason: 'OutsideMaintenanceWindow', note: 'held until the maintenance window at 2026-12-05 00:00 UTC; pull request #4 waits for it (D1)' });
+    expect(decisionEvent(deferred, pr)).toEqual({ action: 'Blocked', reason: 'OutsideMaintenanceWindow', note: 'held until the maintenance window Sat 5 Dec 00:00 UTC; pull request #4 waits for it' });
     expect(decisionStatus(aDecision(), pr)).toMatchObject({ phase: 'Proposed', pullRequest: pr, previous: [{ name: 'app', requests: { cpu: '500m', memory: '512Mi' }, limits: {} }] });
     expect(decisionEvent(aDecision({ reason: 'Fallback' }), pr)).toMatchObject({ action: 'Proposed', reason: 'Fallback' });
+  });
+
+  it('InvalidPolicy: the policy error goes into status.message and the Event, so kubectl shows why it is held', () => {
+    const held = aDecision({ action: 'blocked', phase: 'Blocked', reason: 'InvalidPolicy', message: 'policies/shop.yaml: RightsizingPolicy shop/shop: spec.mode: must be one of auto-patch, recommend' });
+    expect(decisionStatus(held, null)).toMatchObject({ phase: 'Blocked', reason: 'InvalidPolicy', message: held.message });
+    expect(decisionEvent(held, null)).toEqual({ action: 'Blocked', reason: 'InvalidPolicy', note: `change held: InvalidPolicy (${held.message})` });
   });
 
   it('Z1: a frozen change is Blocked with FreezeWindow, keeps no previous, and names its PR as not to merge', () => {

@@ -21,6 +21,7 @@ const policy = (apply: string) => `apiVersion: kerf.getkerf.dev/v1alpha1
 kind: RightsizingPolicy
 metadata: {name: default, namespace: shop}
 spec:
+  mode: auto-patch
   apply:
 ${apply}
 `;
@@ -128,5 +129,31 @@ ${windows}`;
   ])('a default branch without a required kerf/window check (%j) is reported', async (protection, severity) => {
     const findings = await doctor({}, protection);
     expect(findings).toEqual([expect.objectContaining({ check: 'branch-protection', severity, fix: expect.stringMatching(/kerf\/window/) })]);
+  });
+
+  it('is the validator: every problem with its code, file, line and field, and what it does until fixed', async () => {
+    const findings = await doctor({
+      'policy.yaml': policy(weekendWindow).replace('  mode: auto-patch', '  mode: auto-patch\n  selectr: {matchLabels: {app: cart}}'),
+      'apps/broken.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: broken\n',
+    });
+    expect(findings).toEqual([
+      expect.objectContaining({ check: 'invalid-input', severity: 'error', code: 'YamlSyntax', file: 'apps/broken.yaml', line: 4 }),
+      expect.objectContaining({ check: 'invalid-input', severity: 'error', code: 'UnknownField', file: 'policy.yaml', line: 6, field: 'spec.selectr', fix: expect.stringContaining('InvalidPolicy') }),
+    ]);
+  });
+
+  it('a policy that matches no workload is a warning', async () => {
+    const findings = await doctor({ 'policy.yaml': policy(weekendWindow).replace('  mode: auto-patch', '  mode: auto-patch\n  selector: {matchLabels: {app: kart}}') });
+    expect(findings).toEqual([expect.objectContaining({ check: 'policy-matches-nothing', severity: 'warning', file: 'policy.yaml', message: expect.stringContaining('covers no workload') })]);
+  });
+
+  it('a missing target names the nearest match: the same workload read into another namespace', async () => {
+    const findings = await doctor({
+      'infra/postgres/statefulset.yaml': 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: postgres}\nspec: {template: {spec: {containers: [{name: db}]}}}\n',
+      'rec.yaml': 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingRecommendation\nmetadata: {name: postgres, namespace: infra}\nspec: {targetRef: {kind: StatefulSet, name: postgres}, containers: [{name: db, requests: {cpu: 1}}]}\n',
+    });
+    expect(findings).toEqual([
+      expect.objectContaining({ check: 'missing-target', code: 'TargetNotFound', message: expect.stringContaining('StatefulSet/postgres is in infra/postgres/statefulset.yaml with no namespace, read as default') }),
+    ]);
   });
 });

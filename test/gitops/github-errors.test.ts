@@ -29,11 +29,11 @@ describe('GitHub errors name what to change', () => {
       'GitHub refused to set a commit status in acme/deploy (403 Resource not accessible by integration): the token needs the permission "statuses: write"',
     ],
     [
-      'no contents permission (404 on a write)',
+      'no pull-requests write permission (404 on a write)',
       requestError(404, { message: 'Not Found' }),
-      'delete a branch',
+      'comment',
       'MissingPermission',
-      'GitHub refused to delete a branch in acme/deploy (404 Not Found): the token needs the permission "contents: write"',
+      'GitHub refused to comment in acme/deploy (404 Not Found): the token needs the permission "pull-requests: write"',
     ],
     [
       'no pull-requests permission',

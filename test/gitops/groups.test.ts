@@ -6,6 +6,8 @@ import {
   commitMessage,
   groupDecisions,
   pullRequestTitle,
+  refSegment,
+  splitToFit,
 } from '../../src/gitops/groups.js';
 import type { GroupBy } from '../../src/model/types.js';
 import { aChange, aDecision } from './decisions.js';
@@ -20,6 +22,53 @@ describe('branch names', () => {
     ['per-workload', 'bots/kerf-', 'bots/kerf-shop/deployment/cart'],
   ])('%s with prefix %s → %s', (groupBy, prefix, expected) => {
     expect(branchName(prefix, groupBy, cart)).toBe(expected);
+  });
+});
+
+describe('branch names from hostile values', () => {
+  it.each([
+    ['cart', 'cart'],
+    ['web.v2', 'web.v2'],
+    ['x`y', /^x-y-[0-9a-f]{8}$/],
+    ['a..b', /^a\.b-[0-9a-f]{8}$/],
+    ['.hidden.lock', /^hidden\.lock-[0-9a-f]{8}$/],
+    ['Fixes #1 @team', /^fixes-1-team-[0-9a-f]{8}$/],
+    ['`', /^x-[0-9a-f]{8}$/],
+  ])('%s → %s', (value, expected) => {
+    const segment = refSegment(value);
+    if (typeof expected === 'string') expect(segment).toBe(expected);
+    else expect(segment).toMatch(expected);
+    expect(segment).toMatch(/^[a-z0-9][a-z0-9.-]*$/);
+    expect(segment.includes('..') || segment.endsWith('.lock')).toBe(false);
+  });
+
+  it('two names that sanitise alike still get two branches', () => {
+    expect(refSegment('a`b')).not.toBe(refSegment('a b'));
+    expect(branchName('kerf/', 'per-workload', { namespace: 'shop', kind: 'Deployment', name: 'x`y' })).toMatch(/^kerf\/shop\/deployment\/x-y-[0-9a-f]{8}$/);
+  });
+});
+
+describe('splitting a group too big for one PR body', () => {
+  const many = Array.from({ length: 10 }, (_, i) => aDecision({ name: `w${String(i).padStart(2, '0')}` }));
+  const group = { branch: 'kerf/_all', proposed: many, heldBack: [aDecision({ name: 'held', action: 'blocked', phase: 'Blocked', reason: 'FreezeWindow' })] };
+
+  it('a group that fits stays whole', () => {
+    expect(splitToFit(group, () => true)).toEqual([group]);
+  });
+
+  it('is cut into the fewest even parts that fit, each on its own branch, titles saying which part', () => {
+    const parts = splitToFit(group, (part) => part.proposed.length <= 4);
+    expect(parts.map((p) => [p.branch, p.proposed.map((d) => d.target.name).join(','), p.heldBack.length])).toEqual([
+      ['kerf/_all-part-1', 'w00,w01,w02', 0],
+      ['kerf/_all-part-2', 'w03,w04,w05', 0],
+      ['kerf/_all-part-3', 'w06,w07,w08,w09', 1],
+    ]);
+    expect(parts.map(pullRequestTitle)).toEqual(['kerf: rightsize 3 workloads in shop (part 1 of 3)', 'kerf: rightsize 3 workloads in shop (part 2 of 3)', 'kerf: rightsize 4 workloads in shop (part 3 of 3)']);
+  });
+
+  it('one workload is never split', () => {
+    const one = { branch: 'kerf/shop/deployment/cart', proposed: [aDecision()], heldBack: [] };
+    expect(splitToFit(one, () => false)).toEqual([one]);
   });
 });
 

@@ -2,13 +2,14 @@
 // smart-HTTP stand-in, the GitHub stand-in over it, and a clone as actions/checkout leaves it
 // (origin without credentials, shallow unless asked otherwise). Real git, real octokit, real HTTP.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { createGit, type GitPort } from '../../src/gitops/git.js';
 import { createGitHub, type GitHubOptions, type GitHubPort } from '../../src/gitops/github.js';
 import { reconcile, type ReconcileOptions, type ReconcilePorts, type ReconcileResult } from '../../src/gitops/reconcile.js';
 import type { FileChanges } from '../standins/git/bare-repo.js';
-import type { GitServer } from '../standins/git/git-server.js';
+import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import { startGitHub, type GitHubStandIn } from '../standins/github/github-server.js';
 import type { GitHubSettings } from '../standins/github/github-routes.js';
@@ -124,4 +125,44 @@ export async function recommendationsWithout(...names: string[]): Promise<string
     .split(/^---\n/m)
     .filter((doc) => !names.some((name) => new RegExp(`^  name: ${name}$`, 'm').test(doc)))
     .join('---\n');
+}
+
+/** {@link harnessPerTest} with the git stand-in as a property. */
+export function reconcileStandIns(): { readonly git: GitServer; start(options?: Parameters<typeof startHarness>[1]): Promise<Harness> } {
+  const stands = harnessPerTest();
+  return {
+    get git() {
+      return stands.git();
+    },
+    start: stands.start,
+  };
+}
+
+/**
+ * For a test file: one git stand-in for the file, and the harness a test starts closed after it
+ * (which fails the test on any schema violation the GitHub stand-in saw).
+ */
+export function harnessPerTest(): { git: () => GitServer; start: (options?: Parameters<typeof startHarness>[1]) => Promise<Harness>; closeCurrent: () => Promise<void> } {
+  let git: GitServer | undefined;
+  let current: Harness | undefined;
+  const closeCurrent = async () => {
+    await current?.close();
+    current = undefined;
+  };
+  beforeAll(async () => {
+    git = await startGitServer({ token: TOKEN });
+  });
+  afterAll(async () => {
+    await git?.close();
+  });
+  afterEach(closeCurrent);
+  return {
+    git: () => git as GitServer,
+    start: async (options) => {
+      await closeCurrent();
+      current = await startHarness(git as GitServer, options);
+      return current;
+    },
+    closeCurrent,
+  };
 }

@@ -83,5 +83,7 @@ export function aDeployment(name = 'cart', overrides: { replicas?: number; annot
       selector: { matchLabels: { app: name } },
       template: { metadata: { labels: { app: name } }, spec: { containers: overrides.containers ?? [aPodContainer()] } },
     },
+    // Its controller has observed it and reports every replica at the current template.
+    status: { observedGeneration: 1, replicas: overrides.replicas ?? 3, updatedReplicas: overrides.replicas ?? 3 },
   };
 }

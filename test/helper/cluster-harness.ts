@@ -11,7 +11,7 @@ import { runHelper } from '../../src/helper/main.js';
 import type { HelperOptions, RunningHelper } from '../../src/helper/main.js';
 import type { KubeObject } from '../standins/kube/object-store.js';
 import { startKubeApi } from '../standins/kube/start-kube-api.js';
-import type { KubeApi } from '../standins/kube/start-kube-api.js';
+import type { KubeApi, KubeApiOptions } from '../standins/kube/start-kube-api.js';
 
 export interface LogLine {
   level: string;
@@ -40,8 +40,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { kubeletIntervalMs?: number } = {}): Promise<Harness> {
-  const api = await startKubeApi({ kubeletIntervalMs: options.kubeletIntervalMs ?? 10 });
+export async function startHarness(options: KubeApiOptions = {}): Promise<Harness> {
+  const api = await startKubeApi({ ...options, kubeletIntervalMs: options.kubeletIntervalMs ?? 10 });
   const kubeConfig = api.kubeConfig();
   const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
   const logs: LogLine[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusUpdate } from '../../src/helper/outcome.js';
-import { statusChanges, withInPlaceCondition } from '../../src/helper/outcome.js';
+import type { StatusUpdate } from '../../src/lifecycle/outcome.js';
+import { statusChanges, withInPlaceCondition } from '../../src/lifecycle/outcome.js';
 
 const NOW = new Date('2026-03-02T10:00:00.123Z');
 const applied: StatusUpdate = { phase: 'Applied', strategy: 'in-place', configuredStrategy: 'in-place', reason: null, nextWindow: null, observedGeneration: 3, appliedAt: NOW.toISOString() };

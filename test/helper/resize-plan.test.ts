@@ -25,15 +25,19 @@ function input(overrides: Partial<ResizeInput> & { replicas?: number; annotation
   const { replicas = 3, annotations = {}, nodeList = [aNode('node-a')], ...rest } = overrides;
   const config = rest.config ?? aConfig();
   const nodes = new Map<string, NodeFacts>(nodeList.map((node) => [node.metadata.name, nodeFacts(node, config.unsupportedNodeSelectors)]));
-  const workload = workloadFromObject(aDeployment('cart', { replicas, annotations }));
+  const workloadObject = aDeployment('cart', { replicas, annotations });
+  const workload = workloadFromObject(workloadObject);
   if (!workload) throw new Error('builder gave no workload');
+  const pods = rest.pods ?? [aPod({ name: 'cart-abc-1' }), aPod({ name: 'cart-abc-2' })];
   return {
+    allPods: pods,
     recommendation: aRecommendation(),
     generation: 2,
     workload,
     policies: [aPolicy()],
     config,
-    pods: [aPod({ name: 'cart-abc-1' }), aPod({ name: 'cart-abc-2' })],
+    pods,
+    workloadObject,
     nodes,
     pdbs: [],
     hpas: [],
@@ -80,15 +84,31 @@ describe('planResize: what moves', () => {
   });
 
   it('N4: a change that only removes a limit needs no resize: Applied, released to the webhook', () => {
-    const plan = planResize(input({ recommendation: aRecommendation([{ name: 'app', requests: {}, limits: { memory: null } }]) }));
+    const plan = planResize(input({ replicas: 2, recommendation: aRecommendation([{ name: 'app', requests: {}, limits: { memory: null } }]) }));
     expect(plan?.resize).toBeUndefined();
     expect(plan?.status).toMatchObject({ phase: 'Applied', observedGeneration: 2, appliedAt: NOW.toISOString() });
   });
 
   it('S2: every pod at the recommended values: Applied', () => {
-    const plan = planResize(input({ pods: [aPod({ containers: [aPodContainer({ resources: resized })] })] }));
+    const plan = planResize(input({ replicas: 1, pods: [aPod({ containers: [aPodContainer({ resources: resized })] })] }));
     expect(plan?.resize).toBeUndefined();
     expect(plan?.status).toMatchObject({ phase: 'Applied', strategy: 'in-place', reason: null });
+  });
+
+  const atValues = (name: string, extra: Parameters<typeof aPod>[0] = {}) => aPod({ name, containers: [aPodContainer({ resources: resized })], ...extra });
+  const terminating = (pod: Pod): Pod => ({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: '2026-03-02T10:00:30Z' } });
+  const pendingPod = (pod: Pod): Pod => ({ ...pod, status: { ...pod.status, phase: 'Pending' } });
+  it.each([
+    ['a replica not yet created (2 of 3 pods exist)', [atValues('cart-abc-1'), atValues('cart-abc-2')], '2 of 3 pods exist'],
+    ['a replica still Pending', [atValues('cart-abc-1'), atValues('cart-abc-2'), pendingPod(atValues('cart-abc-3'))], 'pod cart-abc-3 is Pending'],
+    ['a replica Terminating', [atValues('cart-abc-1'), atValues('cart-abc-2'), terminating(atValues('cart-abc-3'))], 'pod cart-abc-3 is terminating'],
+    ['a replica not reporting the values', [atValues('cart-abc-1'), atValues('cart-abc-2'), atValues('cart-abc-3', { actual: { app: { requests: { cpu: '500m', memory: '512Mi' } } } })], 'does not report'],
+  ])('issue 11 finding 1 (Applied before any pod runs): %s keeps it Resizing, with no appliedAt and no resize', (_case, allPods, _why) => {
+    const running = allPods.filter((pod) => pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp);
+    const plan = planResize(input({ replicas: 3, pods: running, allPods }));
+    expect(plan?.resize).toBeUndefined();
+    expect(plan?.status).toMatchObject({ phase: 'Resizing', strategy: 'in-place' });
+    expect(plan?.status).not.toHaveProperty('appliedAt');
   });
 });
 
@@ -233,5 +253,17 @@ describe('planResize: a resize in flight', () => {
   ])('%s', (_name, actual, event) => {
     const pod = aPod({ generation: 2, observedGeneration: null, containers: [aPodContainer({ resources: resized })], actual: { app: actual } });
     expect(inFlight(pod)?.events[0]?.action).toBe(event);
+  });
+});
+
+describe('planResize: an invalid cluster policy', () => {
+  it.each([
+    ['with its strategy', aPolicy({ strategy: 'in-place' }, { invalid: 'spec.selectr: unknown field' })],
+    ['in recommend mode as written', aPolicy({}, { mode: 'recommend', invalid: 'spec.mode: must be one of auto-patch, recommend' })],
+  ])('holds the workload (Blocked, InvalidPolicy) %s: no resize, the error on the Event', (_name, policy) => {
+    const plan = planResize(input({ policies: [policy] }));
+    expect(plan?.resize).toBeUndefined();
+    expect(plan?.status).toMatchObject({ phase: 'Blocked', reason: 'InvalidPolicy', strategy: 'in-place' });
+    expect(plan?.events).toEqual([expect.objectContaining({ action: 'Blocked', reason: 'InvalidPolicy', note: expect.stringContaining(policy.invalid as string) })]);
   });
 });

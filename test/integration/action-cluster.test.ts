@@ -16,6 +16,7 @@ import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { CLOCK_FREE_POLICIES, installAction, type ActionRun, type InstalledAction } from '../support/action-runner.js';
 import { syncFromGit } from '../support/gitops-sync.js';
+import { createVpa, startKubeApiWithVpa } from '../import/vpa-cluster.js';
 
 /** The stand-in's kubeconfig carries this bearer token (test/standins/kube/start-kube-api.ts). */
 const KUBE_TOKEN = 'standin-token';
@@ -137,7 +138,7 @@ describe('the bundled Action with recommendations: cluster', () => {
     expect(run.stdout).toContain('::add-mask::apiVersion: v1%0A');
     expect(printed(run)).not.toContain(KUBE_TOKEN);
     expect(printed(run)).not.toContain(TOKEN);
-    expect(await readdir(runnerTemp)).toEqual([]);
+    expect((await readdir(runnerTemp)).sort()).toEqual(['kerf-decisions.json', 'kerf-pull-requests.json']); // the kubeconfig is gone
 
     // A second run finds nothing new: no GitHub write, the statuses stand.
     const writes = h.gh.writeRequests().length;
@@ -154,7 +155,8 @@ describe('the bundled Action with recommendations: cluster', () => {
     ['a kubeconfig that does not parse', async () => `apiVersion: v1\nusers:\n  - name: admin\n    user: {token: ${KUBE_TOKEN}\n`, /^cannot read the cluster at [\s\S]*\n *4 \| +\*\*\*\n[\s\S]*; deciding from Git alone/],
   ])('%s is one error annotation; the plan is made from Git alone and the PRs still open', async (_name, kubeconfig, message) => {
     h = await startHarness(git, { files: CLOCK_FREE_POLICIES });
-    const run = await step(h, { recommendations: 'cluster', kubeconfig: await kubeconfig(), 'group-by': 'per-namespace' });
+    // fail-on-error: false, to see the rest of the run green; by default the error fails the step (action.test.ts).
+    const run = await step(h, { recommendations: 'cluster', kubeconfig: await kubeconfig(), 'group-by': 'per-namespace', 'fail-on-error': 'false' });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const errors = run.annotations.filter((a) => a.level === 'error');
@@ -168,6 +170,47 @@ describe('the bundled Action with recommendations: cluster', () => {
     expect(run.summary).toContain('### Errors (1)');
     expect(printed(run)).not.toContain(KUBE_TOKEN);
     expect(run.summary).not.toContain(KUBE_TOKEN);
-    expect(await readdir(runnerTemp)).toEqual([]);
+    expect((await readdir(runnerTemp)).sort()).toEqual(['kerf-decisions.json', 'kerf-pull-requests.json']); // the kubeconfig is gone
+  });
+});
+
+describe('the bundled Action with recommendations: vpa', () => {
+  it('a team with VPA in Off mode gets the PR with no recommendation file; VPAs in an updating mode are left to VPA', async () => {
+    h = await startHarness(git, { files: CLOCK_FREE_POLICIES });
+    api = await startKubeApiWithVpa();
+    await createVpa(api, { name: 'checkout', namespace: 'shop', target: { kind: 'Deployment', name: 'checkout' }, updateMode: 'Off', recommendations: [{ containerName: 'app', target: { cpu: '600m', memory: '640Mi' } }] });
+    await createVpa(api, { name: 'cart', namespace: 'shop', target: { kind: 'Deployment', name: 'cart' }, updateMode: 'InPlaceOrRecreate', recommendations: [{ containerName: 'app', target: { cpu: '100m' } }] });
+    const run = await step(h, { recommendations: 'vpa', kubeconfig: await readFile(api.kubeconfigPath, 'utf8') });
+    expect(run.stderr).toBe('');
+    expect(run.annotations).toEqual([]);
+    expect(run.code).toBe(0);
+    const decisions = JSON.parse(run.outputs.decisions ?? '[]') as { target: { name: string }; action: string; changes: { field: string; to: string }[] }[];
+    expect(decisions.map((d) => [d.target.name, d.action, d.changes.map((c) => `${c.field}=${c.to}`)])).toEqual([
+      ['checkout', 'pull-request', ['requests.cpu=600m', 'requests.memory=640Mi', 'limits.cpu=1200m', 'limits.memory=640Mi']],
+    ]);
+    expect(h.gh.state.prs.map((pr) => pr.head)).toEqual(['kerf/shop/deployment/checkout']);
+    // No RightsizingRecommendation in the cluster to write a status to, and none to show.
+    expect(api.store.list('rightsizingrecommendations')).toEqual([]);
+    expect(run.summary).not.toContain('### Status');
+    expect(run.summary).toContain('### Skipped VPA recommendations (1)\n\n- `UpdatingMode` shop/Deployment/cart: VerticalPodAutoscaler shop/cart has updateMode InPlaceOrRecreate: VPA applies its recommendations itself');
+    expect(printed(run)).not.toContain(KUBE_TOKEN);
+  });
+
+  it('a cluster without VPA fails the step and leaves the open PRs alone: planned without VPAs, every one would look unwanted', async () => {
+    h = await startHarness(git, { files: CLOCK_FREE_POLICIES });
+    api = await startKubeApiWithVpa();
+    await createVpa(api, { name: 'checkout', namespace: 'shop', target: { kind: 'Deployment', name: 'checkout' }, updateMode: 'Off', recommendations: [{ containerName: 'app', target: { cpu: '600m', memory: '640Mi' } }] });
+    expect((await step(h, { recommendations: 'vpa', kubeconfig: await readFile(api.kubeconfigPath, 'utf8') })).outputs.opened).toBe('1');
+    const withoutVpa = await startKubeApi();
+    try {
+      const writes = h.gh.writeRequests().length;
+      const run = await step(h, { recommendations: 'vpa', kubeconfig: await readFile(withoutVpa.kubeconfigPath, 'utf8') });
+      expect(run.code).toBe(1);
+      expect(run.annotations).toEqual([{ level: 'error', properties: {}, message: expect.stringMatching(/^the cluster at http:\/\/127\.0\.0\.1:\d+ serves no autoscaling\.k8s\.io\/v1 VerticalPodAutoscalers: install the VPA recommender/) }]);
+      expect(h.gh.writeRequests()).toHaveLength(writes);
+      expect(h.gh.state.prs.map((pr) => [pr.head, pr.state])).toEqual([['kerf/shop/deployment/checkout', 'open']]);
+    } finally {
+      await withoutVpa.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The bundled Action end to end, run as the Actions runner runs it (test/support/action-runner.ts)
 // against the git and GitHub stand-ins: outputs, job summary, annotations, PRs, pauses, dry runs,
 // input errors and exit codes.
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
@@ -79,20 +80,23 @@ describe('the bundled Action', () => {
     const url = pulls[1]?.url;
     const decisions = json<Decision[]>(run.outputs.decisions);
     expect(decisions).toHaveLength(11);
+    // The same list in a file under RUNNER_TEMP, which a fleet's decisions need (outputs are capped at 1 MB).
+    expect(json<Decision[]>(await readFile(run.outputs['decisions-file'] ?? '', 'utf8'))).toEqual(decisions);
     expect(decisions.filter((d) => d.action === 'pull-request').map((d) => `${d.target.namespace}/${d.target.kind}/${d.target.name}`)).toEqual(PROPOSED);
 
     // The summary: PRs with links, what is held back with reasons and next windows, the plan.
     expect(run.summary).toContain('Reconcile at ');
     expect(run.summary).toContain(
-      `| opened | [#${pr?.number} kerf: rightsize 4 workloads in shop](${url}) | \`kerf/shop/_all\` | pending: Waiting for the maintenance window at 2999-01-01 01:00 UTC (D1) | ${[...PROPOSED, 'shop/StatefulSet/redis'].join(', ')} |`,
+      `| opened | [#${pr?.number} kerf: rightsize 4 workloads in shop](${url}) | \`kerf/shop/_all\` | pending: Waiting for the maintenance window Tue 1 Jan 01:00–05:00 UTC | ${[...PROPOSED, 'shop/StatefulSet/redis'].join(', ')} |`,
     );
     expect(run.summary).toContain('| Workload | Reason | Next window | Pull request | Change |');
-    expect(run.summary).toContain(
-      `| shop/Deployment/reports | OutsideMaintenanceWindow: the merge waits for the window (kerf/window pending, D1) | 2999-01-01 01:00 UTC | [#${pr?.number}](${url}) | cpu 2→1500m, memory 4Gi→3Gi, limit memory 4Gi→3Gi |`,
+    // The window in its zone with its end, and how far off it is (the Action's clock is the wall clock).
+    expect(run.summary).toMatch(
+      new RegExp(`\\| shop/Deployment/reports \\| OutsideMaintenanceWindow: the merge waits for the window \\(kerf/window pending\\) \\| Tue 1 Jan 2999 01:00–05:00 UTC, in \\d+ d \\d+ h \\| \\[#${pr?.number}\\]\\(${url}\\) \\| cpu 2→1500m, memory 4Gi→3Gi, limit memory 4Gi→3Gi \\|`),
     );
-    expect(run.summary).toContain('| payments/Deployment/ledger | FreezeWindow | - | - | cpu 1→700m, memory 1Gi→768Mi |');
+    expect(run.summary).toContain('| payments/Deployment/ledger | FreezeWindow: a freeze window is open | - | - | cpu 1→700m, memory 1Gi→768Mi |');
     // Held back within the PR's group, so its body lists it too (G4).
-    expect(run.summary).toContain(`| shop/StatefulSet/redis | SingleReplicaUnsafe | - | [#${pr?.number}](${url}) |`);
+    expect(run.summary).toContain(`| shop/StatefulSet/redis | SingleReplicaUnsafe: the workload runs a single replica (or a PodDisruptionBudget allows no disruption) and this change would take it down | - | [#${pr?.number}](${url}) |`);
     expect(run.summary).toContain('| Target | Strategy | Action | Phase | Reason | Next window | Change |');
     expect(run.summary).toContain('| shop/Deployment/frontend | rollout (was in-place) | pull-request | Proposed | HPACoordination | - | cpu 250m→150m, memory 256Mi→192Mi |');
     expect(run.summary).not.toContain('### Errors');
@@ -101,7 +105,7 @@ describe('the bundled Action', () => {
     for (const group of ['kerf reconcile', 'kerf plan', 'kerf pull requests']) expect(run.stdout).toContain(`::group::${group}\n`);
     expect(run.stdout).not.toContain('::group::kerf doctor');
     expect(run.annotations).toEqual([
-      { level: 'warning', properties: { title: 'kerf: change held back', file: 'apps/shop/redis.yaml' }, message: 'shop/StatefulSet/redis: held back: SingleReplicaUnsafe' },
+      { level: 'warning', properties: { title: 'kerf: change held back', file: 'apps/shop/redis.yaml' }, message: 'shop/StatefulSet/redis: held back: SingleReplicaUnsafe: the workload runs a single replica (or a PodDisruptionBudget allows no disruption) and this change would take it down' },
     ]);
     expect(run.stdout).toContain(`::add-mask::${TOKEN}\n`);
     expect(printed(run)).not.toContain(TOKEN);
@@ -143,7 +147,7 @@ describe('the bundled Action', () => {
     expect(gh.state.prs).toEqual([]);
     expect(gh.writeRequests()).toEqual([]);
     expect(h?.pushes()).toBe(pushes);
-    expect(run.summary).toContain('| shop/Deployment/checkout | Paused | - | - |');
+    expect(run.summary).toContain('| shop/Deployment/checkout | Paused: kerf is paused for this cluster or the whole fleet | - | - |');
   });
 
   it('dry-run: true sends nothing to GitHub and pushes nothing, and says what a run would do', async () => {
@@ -165,17 +169,22 @@ describe('the bundled Action', () => {
   it('puts an error annotation on the file and line of a bad manifest and of a bad policy window (path relative to the workspace)', async () => {
     await harness({
       'apps/shop/broken.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: broken\n',
-      'policies/extra.yaml': `# a second policy file\napiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingPolicy\nmetadata: {name: nightly, namespace: tools}\nspec:\n  apply:\n    strategy: deferred\n    maintenanceWindows:\n      - {schedule: "0 0 1 * * 6", duration: 4h}\n`,
+      'policies/extra.yaml': `# a second policy file\napiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingPolicy\nmetadata: {name: nightly, namespace: tools}\nspec:\n  mode: auto-patch\n  apply:\n    strategy: deferred\n    maintenanceWindows:\n      - {schedule: "0 0 1 * * 6", duration: 4h}\n`,
     });
     // The workspace is the checkout's parent here, as with actions/checkout's `path:`.
-    const run = await step(h as Harness, { 'dry-run': 'true', path: 'checkout' }, dirname((h as Harness).clone));
+    // fail-on-error (default true): the errors turn the step red, after the run did the rest.
+    const failing = await step(h as Harness, { 'dry-run': 'true', path: 'checkout' }, dirname((h as Harness).clone));
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain('::error::2 error(s) in the manifests, policies, recommendations or config');
+    const run = await step(h as Harness, { 'dry-run': 'true', path: 'checkout', 'fail-on-error': 'false' }, dirname((h as Harness).clone));
     expect(run.code).toBe(0);
     const errors = run.annotations.filter((a) => a.level === 'error');
     expect(errors).toEqual([
-      { level: 'error', properties: { title: 'kerf: invalid manifest or policy', file: 'checkout/apps/shop/broken.yaml', line: '4' }, message: expect.stringContaining('apps/shop/broken.yaml:4: ') },
+      { level: 'error', properties: { title: 'kerf: YamlSyntax', file: 'checkout/apps/shop/broken.yaml', line: '4', col: '1' }, message: expect.stringContaining('apps/shop/broken.yaml:4: ') },
       {
         level: 'error',
-        properties: { title: 'kerf: invalid manifest or policy', file: 'checkout/policies/extra.yaml', line: '2' },
+        // At the offending field (the schedule), not the policy's first line.
+        properties: { title: 'kerf: InvalidSchedule', file: 'checkout/policies/extra.yaml', line: '10', col: '10' },
         message: expect.stringContaining('RightsizingPolicy tools/nightly: spec.apply.maintenanceWindows[0].schedule: "0 0 1 * * 6" has 6 fields'),
       },
     ]);

@@ -1,11 +1,11 @@
 // `kerf-gitops helper` as the Deployment runs it: a real process against the Kubernetes stand-in.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
+import { freePort, until } from '../support/processes.js';
 
 const cli = join(import.meta.dirname, '../../lib/cli.js');
 let api: KubeApi | undefined;
@@ -18,14 +18,6 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 function startHelper(args: string[], env: Record<string, string>): { exit: Promise<number | null>; stderr: () => string; stdout: () => string } {
   let stdout = '';
   let stderr = '';
@@ -34,15 +26,6 @@ function startHelper(args: string[], env: Record<string, string>): { exit: Promi
   child.stderr?.on('data', (chunk) => (stderr += chunk));
   const exit = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
   return { exit, stderr: () => stderr, stdout: () => stdout };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('kerf-gitops helper', () => {
@@ -64,6 +47,27 @@ describe('kerf-gitops helper', () => {
     expect(released?.spec?.holderIdentity ?? '').not.toBe('helper-0');
     // JSON lines, one object each.
     for (const line of helper.stdout().trim().split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('--bind-address binds the health listener there; a clean stop (SIGTERM) logs nothing at warn level', async () => {
+    api = await startKubeApi();
+    api.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kerf-system' } });
+    const healthPort = await freePort();
+    const helper = startHelper(['--no-webhook', '--health-port', String(healthPort), '--bind-address', '127.0.0.2'], { KUBECONFIG: api.kubeconfigPath, POD_NAME: 'helper-0', POD_NAMESPACE: 'kerf-system' });
+    await until(async () => ((await fetch(`http://127.0.0.2:${healthPort}/readyz`)).status === 200 ? true : undefined), 'readyz on 127.0.0.2');
+    // Not on the other loopback address: the listener is bound to the one asked for, not to every interface.
+    await expect(fetch(`http://127.0.0.1:${healthPort}/healthz`)).rejects.toThrow();
+    child?.kill('SIGTERM');
+    expect(await helper.exit).toBe(0);
+    const lines = helper.stdout().trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: string; msg?: string; message?: string });
+    expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+  });
+
+  it('--bind-address that is not an IP address exits 2', async () => {
+    api = await startKubeApi();
+    const helper = startHelper(['--no-webhook', '--bind-address', 'everywhere'], { KUBECONFIG: api.kubeconfigPath });
+    expect(await helper.exit).toBe(2);
+    expect(helper.stderr()).toMatch(/--bind-address must be an IP address/);
   });
 
   it('a webhook without TLS files exits 2 with one line', async () => {

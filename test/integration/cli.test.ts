@@ -31,6 +31,8 @@ describe('kerf-gitops plan', () => {
     const plan = JSON.parse(stdout);
     expect(plan.now).toBe('2026-12-02T10:00:00.000Z');
     expect(plan.errors).toEqual([]);
+    // The batch policy's Thursday window sits inside its release-train freeze: warned, never promised.
+    expect(plan.warnings).toEqual([expect.objectContaining({ code: 'WindowAlwaysFrozen', file: 'policies/shop.yaml', field: 'spec.apply.maintenanceWindows[1]' })]);
     const byName = Object.fromEntries(plan.decisions.map((d: { target: { name: string } }) => [d.target.name, d]));
     expect(byName.reports).toEqual({
       target: { namespace: 'shop', kind: 'Deployment', name: 'reports' },
@@ -40,6 +42,7 @@ describe('kerf-gitops plan', () => {
       phase: 'Deferred',
       reason: 'OutsideMaintenanceWindow',
       nextWindow: '2026-12-05T00:00:00.000Z',
+      nextWindowSpan: { end: '2026-12-05T04:00:00.000Z', timeZone: 'Europe/Berlin' },
       changes: [
         { container: 'worker', field: 'requests.cpu', from: '2', to: '1500m', file: 'apps/shop/reports.yaml' },
         { container: 'worker', field: 'requests.memory', from: '4Gi', to: '3Gi', file: 'apps/shop/reports.yaml' },
@@ -77,10 +80,11 @@ describe('kerf-gitops plan', () => {
     await cp(join(example, 'recommendations/shop.yaml'), join(dir, 'a.yaml'));
     await writeFile(join(dir, 'b.yaml'), 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingRecommendation\nmetadata: {name: ghost, namespace: shop}\nspec: {targetRef: {kind: Deployment, name: ghost}, containers: [{name: a, requests: {cpu: 1}}]}\n');
     const { code, stdout } = await kerf(['plan', '--repo', example, '--recommendations', join(dir, '*.yaml'), '--output', 'json']);
-    expect(code).toBe(0);
+    // Any error exits 1 (the rest of the plan is still printed); exit 0 with errors was a green run that hid them.
+    expect(code).toBe(1);
     const plan = JSON.parse(stdout);
     expect(plan.decisions).toHaveLength(8);
-    expect(plan.errors).toEqual([expect.objectContaining({ field: 'spec.targetRef', message: expect.stringMatching(/target shop\/Deployment\/ghost is not in the repo/) })]);
+    expect(plan.errors).toEqual([expect.objectContaining({ code: 'TargetNotFound', field: 'spec.targetRef', message: expect.stringMatching(/target shop\/Deployment\/ghost is not in the repo/) })]);
   });
 
   it.each([
@@ -141,7 +145,66 @@ describe('kerf-gitops write', () => {
     expect(code).toBe(1);
     const result = JSON.parse(stdout);
     expect(result.written).not.toContain('apps/shop/checkout.yaml');
-    expect(result.errors).toEqual([expect.objectContaining({ file: 'apps/shop/checkout.yaml', message: expect.stringMatching(/checkout.*memory/) })]);
+    // The recommendation itself holds its limit (640Mi): it is refused whole, at its own file and line.
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'RequestAboveLimit', file: 'recommendations/shop.yaml', field: 'spec.containers[0].requests.memory', message: expect.stringMatching(/checkout.*memory/) })]);
     expect(await readFile(join(repo, 'apps/shop/checkout.yaml'), 'utf8')).toBe(await readFile(join(example, 'apps/shop/checkout.yaml'), 'utf8'));
+  });
+});
+
+describe('the conventions of a CLI', () => {
+  it.each(['plan', 'write', 'doctor', 'reconcile', 'status', 'helper'])('%s --help and -h print the usage and exit 0', async (command) => {
+    for (const flag of ['--help', '-h']) {
+      const { code, stdout } = await kerf([command, flag]);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(command === 'helper' ? /^usage: kerf-gitops helper/ : /^usage: kerf-gitops <command>/);
+    }
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    expect(await kerf(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('-o is --output', async () => {
+    const { code, stdout } = await kerf(['plan', '--repo', example, '--now', '2026-12-02T10:00:00Z', '-o', 'json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).now).toBe('2026-12-02T10:00:00.000Z');
+  });
+
+  it('status without a kubeconfig exits 2 with one line saying so', async () => {
+    const { code, stderr } = await kerf(['status'], { KUBECONFIG: '', HOME: '/nonexistent', KUBERNETES_SERVICE_HOST: '' });
+    expect(code).toBe(2);
+    expect(stderr).toBe('kerf-gitops: no cluster configured: set KUBECONFIG or run in a cluster\n');
+  });
+
+  it('the helper with a TLS file that does not exist exits 2 with one line, before it connects anywhere', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kerf-tls-'));
+    temps.push(dir);
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:9"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\nusers: [{name: u, user: {}}]\n');
+    const { code, stderr } = await kerf(['helper', '--webhook-port', '0', '--tls-cert', join(dir, 'tls.crt'), '--tls-key', join(dir, 'tls.key')], { KUBECONFIG: kubeconfig });
+    expect(code).toBe(2);
+    expect(stderr).toBe(`kerf-gitops: cannot read --tls-cert ${join(dir, 'tls.crt')}: ENOENT\n`);
+  });
+
+  it('the helper with a kubeconfig that does not exist exits 2 with one line', async () => {
+    const { code, stderr } = await kerf(['helper', '--no-webhook'], { KUBECONFIG: '/nonexistent/kubeconfig' });
+    expect(code).toBe(2);
+    expect(stderr).toBe('kerf-gitops: cannot read KUBECONFIG /nonexistent/kubeconfig\n');
+  });
+});
+
+describe('kerf-gitops doctor, the validator', () => {
+  it('exits 1 on an error and lists every problem with its code in --output json, and what it could not check', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'kerf-doctor-'));
+    temps.push(repo);
+    await cp(example, repo, { recursive: true });
+    const file = join(repo, 'policies/shop.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('mode: auto-patch', 'mode: recomend'));
+    const { code, stdout } = await kerf(['doctor', '--repo', repo, '-o', 'json'], { GITHUB_TOKEN: '' });
+    expect(code).toBe(1);
+    const { findings, notChecked } = JSON.parse(stdout);
+    expect(findings).toContainEqual(expect.objectContaining({ check: 'invalid-input', code: 'InvalidEnum', file: 'policies/shop.yaml', line: 7, field: 'spec.mode', message: expect.stringContaining('did you mean "recommend"?') }));
+    expect(notChecked).toEqual([expect.stringContaining('kerf/window'), expect.stringContaining('cluster')]);
   });
 });

@@ -1,8 +1,9 @@
 import { get } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HelperConfigError, HelperOptionsError, runHelper } from '../../src/helper/main.js';
+import { utimesSync, writeFileSync } from 'node:fs';
+import { configSource, HelperConfigError, HelperOptionsError, runHelper } from '../../src/helper/main.js';
 import { collectingLogger, startHarness } from '../helper/cluster-harness.js';
-import type { Harness } from '../helper/cluster-harness.js';
+import type { Harness, LogLine } from '../helper/cluster-harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -32,17 +33,39 @@ describe('runHelper', () => {
 
   it.each([
     ['the webhook without TLS files', { webhookPort: 0 }, HelperOptionsError],
+    ['TLS files that do not exist', { webhookPort: 0, tlsCert: '/nonexistent/tls.crt', tlsKey: '/nonexistent/tls.key' }, HelperOptionsError],
+    ['a config file that does not exist', { noWebhook: true, config: '/nonexistent/config.yaml' }, HelperConfigError],
   ])('refuses %s', async (_name, options, error) => {
     await expect(runHelper({ kubeConfig: h.api.kubeConfig(), logger: collectingLogger([]), ...options })).rejects.toBeInstanceOf(error);
   });
 
   it.each([
     ['an unknown key', { pauze: true }],
-    ['a pause that is not a boolean', { pause: 'yes' }],
+    ['a pause that is not a boolean', { pause: 'maybe' }],
   ])('refuses a config file with %s, naming it', async (_name, config) => {
     const file = h.writeConfig(config);
     const started = runHelper({ kubeConfig: h.api.kubeConfig(), logger: collectingLogger([]), noWebhook: true, config: file });
     await expect(started).rejects.toBeInstanceOf(HelperConfigError);
     await expect(started).rejects.toThrow(file);
+  });
+
+  it('Z4: a reload that fails validation freezes the helper until a valid config arrives (not the last good one)', () => {
+    const file = h.writeConfig({ pause: false });
+    const log: LogLine[] = [];
+    const config = configSource(file, collectingLogger(log));
+    expect(config().freeze.now).toBe(false);
+    const rewrite = (text: string, at: number) => {
+      writeFileSync(file, text);
+      utimesSync(file, at, at);
+    };
+    rewrite('freeze: {now: maybe}\n', 1_000_000);
+    expect(config().freeze.now).toBe(true);
+    expect(log).toMatchObject([{ level: 'error', message: 'config invalid: frozen until a valid config arrives' }]);
+    rewrite('freeze: {now: [true\n', 1_000_100);
+    expect(config().freeze.now).toBe(true);
+    rewrite('freeze: {now: false}\n', 1_000_200);
+    expect(config().freeze.now).toBe(false);
+    rewrite('freeze: {now: yes}\n', 1_000_300);
+    expect(config().freeze.now).toBe(true);
   });
 });

@@ -128,6 +128,22 @@ describe('helper against the stand-in: what holds and what falls back', () => {
     expect(pods().filter((pod) => (pod.metadata.generation ?? 1) > 1).length).toBeLessThanOrEqual(1);
   });
 
+  it('issue 11 finding 1: a resize refused after Applied (422 QoS change → Fallback) leaves no appliedAt or health watch behind', async () => {
+    await setUp({ replicas: 2, container: { requests: { cpu: '500m', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } }, rec: [{ name: 'app', requests: { cpu: '250m' } }] });
+    await eventually(() => (h.recommendationStatus('cart').health as { state?: string } | undefined)?.state === 'Watching');
+    expect(h.recommendationStatus('cart')).toMatchObject({ phase: 'Applied', appliedAt: expect.any(String) });
+    // Requests equal to the limits: Burstable pods would become Guaranteed, which pods/resize refuses.
+    await h.objects.patch(
+      { apiVersion: 'kerf.getkerf.dev/v1alpha1', kind: 'RightsizingRecommendation', metadata: { name: 'cart', namespace: 'shop' }, spec: { containers: [{ name: 'app', requests: { cpu: '1', memory: '1Gi' } }] } } as KubernetesObject,
+      undefined, undefined, undefined, undefined, 'application/merge-patch+json' as never,
+    );
+    await eventually(statusIs({ phase: 'Pending', strategy: 'rollout', reason: 'Fallback' }));
+    expect(h.recommendationStatus('cart')).not.toHaveProperty('appliedAt');
+    expect(h.recommendationStatus('cart')).not.toHaveProperty('health');
+    const [fallback] = await eventually(() => eventsWith('Fallback').length === 1 && eventsWith('Fallback'));
+    expect((fallback as unknown as { note: string }).note).toContain('Pod QOS Class may not change as a result of resizing');
+  });
+
   it('F2: Deferred waits, then falls back after fallbackAfter (1s)', async () => {
     const started = Date.now();
     await setUp({

@@ -103,7 +103,7 @@ describe('OnDelete StatefulSets in the loop', () => {
     await h.api.store.reconcileWorkloads();
   }
 
-  it('OD1, G5: replacement begins only once the reconciler has marked the merge Applied', async () => {
+  it('OD1, G5: replacement begins only once the reconciler has seen the merge reach the cluster (Resizing)', async () => {
     await mergedStatefulSet({ phase: 'Proposed', strategy: 'rollout', configuredStrategy: 'rollout', pullRequest: { number: 1, url: 'https://github.example/pull/1' } });
     await h.helper();
     // Passes run every 50 ms once this helper leads; the pods' Ready times are whole seconds, so
@@ -111,7 +111,8 @@ describe('OnDelete StatefulSets in the loop', () => {
     await eventually(() => h.logs.some((line) => line.message === 'became leader'));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(events('Evicted')).toEqual([]);
-    await writeStatus(watching());
+    // What the reconciler writes once the merge reached the cluster and the pods do not run the values yet.
+    await writeStatus({ phase: 'Resizing', strategy: 'rollout', configuredStrategy: 'rollout', pullRequest: { number: 1, url: 'https://github.example/pull/1' } });
     await eventually(() => events('Evicted').length >= 1, 10_000, () => h.api.store.reconcileWorkloads());
     expect(events('Evicted')[0]?.related?.name).toBe('db-1');
   });

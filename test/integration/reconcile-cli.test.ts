@@ -43,7 +43,7 @@ describe('kerf-gitops reconcile', () => {
     const { code, stdout } = await kerf(['--repo', h.clone, '--dry-run'], env);
     expect(code).toBe(0);
     expect(stdout).toContain('(dry run: nothing pushed, nothing sent to GitHub)');
-    expect(stdout).toMatch(/would open\s+kerf\/shop\/deployment\/reports\s+-\s+pending\s+Waiting for the maintenance window at 2026-12-05 00:00 UTC/);
+    expect(stdout).toMatch(/would open\s+kerf\/shop\/deployment\/reports\s+-\s+pending\s+Waiting for the maintenance window Sat 5 Dec 01:00–05:00 Europe\/Berlin \(00:00 UTC\)/);
     expect(stdout).toContain('| `shop/Deployment/reports` | `worker` | `requests.cpu` | 2 | 1500m | -25% |');
     expect(stdout).toContain('<!-- kerf:meta {"changeSet":');
     expect(h.gh.requests).toEqual([]);
@@ -55,7 +55,7 @@ describe('kerf-gitops reconcile', () => {
     const { code, stdout } = await kerf(['--repo', EXAMPLE, '--dry-run', '--output', 'json', '--labels', 'a,b', '--group-by', 'single']);
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
-    expect(Object.keys(result)).toEqual(['dryRun', 'plan', 'pullRequests', 'errors']);
+    expect(Object.keys(result)).toEqual(['dryRun', 'plan', 'pullRequests', 'errors', 'totals', 'dashboard']);
     expect(result.pullRequests).toEqual([
       expect.objectContaining({ branch: 'kerf/_all', number: null, url: null, action: 'opened', title: 'kerf: rightsize 4 workloads in shop', files: ['apps/shop/checkout.yaml', 'apps/shop/frontend.yaml', 'apps/shop/orders.yaml', 'apps/shop/reports.yaml'] }),
     ]);

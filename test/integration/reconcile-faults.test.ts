@@ -55,7 +55,7 @@ describe('reconcile: people on kerf branches', () => {
     const pushes = h.pushes();
 
     const first = await h.run();
-    expect(outcome(first, CHECKOUT)).toMatchObject({ action: 'held', reason: expect.stringContaining(`commit ${theirs.slice(0, 12)} by ${SOMEONE.email} is not kerf's`) });
+    expect(outcome(first, CHECKOUT)).toMatchObject({ action: 'held', reason: expect.stringContaining(`commit \`${theirs.slice(0, 12)}\` by \`${SOMEONE.email}\` is not kerf's`) });
     expect(await h.head(CHECKOUT)).toBe(theirs);
     const second = await h.run();
     expect(outcome(second, CHECKOUT)?.action).toBe('held');
@@ -63,7 +63,7 @@ describe('reconcile: people on kerf branches', () => {
     expect(h.pushes()).toBe(pushes);
     const comments = commentsOn(CHECKOUT);
     expect(comments).toHaveLength(1);
-    expect(comments[0]).toMatch(/^<!-- kerf:stopped -->\nkerf no longer updates this branch: someone else pushed/);
+    expect(comments[0]).toMatch(/^kerf no longer updates this branch: someone else pushed/);
   });
 
   it('the label kerf/stop-updating stops updates, said once', async () => {
@@ -101,7 +101,7 @@ describe('reconcile: people on kerf branches', () => {
     expect(result.errors).toEqual([]);
     expect(outcome(result, CHECKOUT)).toMatchObject({ action: 'held', reason: expect.stringContaining('the push lease failed') });
     expect(await h.head(CHECKOUT)).toBe(theirs);
-    expect(commentsOn(CHECKOUT)).toEqual([expect.stringContaining('someone else moved the branch')]);
+    expect(commentsOn(CHECKOUT)).toEqual([expect.stringContaining(`someone else pushed to the branch while kerf was working on it (commit \`${theirs?.slice(0, 12)}\` by \`${SOMEONE.email}\``)]);
   });
 });
 

@@ -72,9 +72,9 @@ describe('reconcile against the stand-ins', () => {
     expect(await runGit(['diff', '--name-only', 'main', 'refs/heads/kerf/shop/deployment/checkout'], { cwd: h.bare })).toBe('apps/shop/checkout.yaml');
 
     // D1: the deferred change waits for its window; rollouts may merge at once.
-    expect(windowStatus((await h.head('kerf/shop/deployment/reports')) as string)).toEqual(['pending: Waiting for the maintenance window at 2026-12-05 00:00 UTC (D1)']);
+    expect(windowStatus((await h.head('kerf/shop/deployment/reports')) as string)).toEqual(['pending: Waiting for the maintenance window Sat 5 Dec 01:00–05:00 Europe/Berlin (00:00 UTC)']);
     expect(windowStatus((await h.head('kerf/shop/deployment/checkout')) as string)).toEqual(['success: Rollout: may merge at any time']);
-    expect(prOf('kerf/shop/deployment/reports').body).toContain('Next maintenance window: **2026-12-05 00:00 UTC**');
+    expect(prOf('kerf/shop/deployment/reports').body).toContain('Next maintenance window: **Sat 5 Dec 01:00–05:00 Europe/Berlin (00:00 UTC)**');
 
     const [requests, writes, pushes] = [h.gh.requests.length, h.gh.writeRequests().length, h.pushes()];
     expect(pushes).toBe(4);
@@ -83,8 +83,8 @@ describe('reconcile against the stand-ins', () => {
     for (const branch of PROPOSED) expect(byBranch(second)[branch]?.action).toBe('unchanged');
     expect(h.gh.writeRequests().length).toBe(writes);
     expect(h.pushes()).toBe(pushes);
-    // Nothing changed, so nothing but the list of open PRs: the metadata says which status each head has.
-    expect(h.gh.requests.slice(requests).map((r) => `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, '')}`)).toEqual(['GET /pulls?state=open&per_page=100']);
+    // Nothing changed, so nothing but the lists of open PRs and issues (the dashboard's, unchanged): the metadata says which status each head has.
+    expect(h.gh.requests.slice(requests).map((r) => `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, '')}`)).toEqual(['GET /pulls?state=open&per_page=100', 'GET /issues?state=open&per_page=100']);
   });
 
   it('a changed recommendation rebuilds only its branch and updates its PR; a moving default branch pushes nothing else', async () => {
@@ -122,7 +122,7 @@ describe('reconcile against the stand-ins', () => {
     const pr = prOf('kerf/shop/deployment/orders');
     expect(pr.state).toBe('closed');
     expect(h.gh.state.comments.filter((c) => c.issueNumber === pr.number).map((c) => c.body)).toEqual([
-      'kerf closes this pull request: shop/Deployment/orders: its recommendation is gone.',
+      'kerf closes this pull request: `shop/Deployment/orders`: its recommendation is gone.',
     ]);
     expect(await h.head('kerf/shop/deployment/orders')).toBeNull();
     expect(h.gh.state.prs.filter((p) => p.state === 'open')).toHaveLength(3);
@@ -137,7 +137,7 @@ describe('reconcile against the stand-ins', () => {
     const result = await h.run();
     expect(byBranch(result)['kerf/shop/deployment/reports']).toMatchObject({
       action: 'closed',
-      reason: 'shop/Deployment/reports: its policy is now mode: recommend, so kerf releases its fields (R2)',
+      reason: 'shop/Deployment/reports: its policy is now mode: recommend, so kerf releases its fields',
     });
   });
 
@@ -150,9 +150,9 @@ describe('reconcile against the stand-ins', () => {
     const result = await h.run();
     expect(result.errors).toEqual([]);
     expect(h.gh.state.prs.every((pr) => pr.state === 'open')).toBe(true);
-    expect(byBranch(result)['kerf/shop/deployment/orders']).toMatchObject({ action: 'held', reason: expect.stringContaining('FreezeWindow: nothing is closed') });
+    expect(byBranch(result)['kerf/shop/deployment/orders']).toMatchObject({ action: 'held', reason: expect.stringContaining('FreezeWindow: a freeze window is open; nothing is closed') });
     for (const branch of PROPOSED) {
-      expect(windowStatus((await h.head(branch)) as string).at(-1)).toBe('failure: Do not merge: a freeze window is open (Z1)');
+      expect(windowStatus((await h.head(branch)) as string).at(-1)).toBe('failure: Do not merge: a freeze window is open');
     }
     expect(h.pushes()).toBe(pushes);
 
@@ -162,8 +162,9 @@ describe('reconcile against the stand-ins', () => {
     expect(after.errors).toEqual([]);
     expect(byBranch(after)['kerf/shop/deployment/orders']?.action).toBe('closed');
     expect(windowStatus((await h.head('kerf/shop/deployment/checkout')) as string).at(-1)).toBe('success: Rollout: may merge at any time');
-    expect(windowStatus((await h.head('kerf/shop/deployment/reports')) as string).at(-1)).toBe('pending: Waiting for the maintenance window at 2026-12-05 00:00 UTC (D1)');
-    expect(h.pushes()).toBe(pushes);
+    expect(windowStatus((await h.head('kerf/shop/deployment/reports')) as string).at(-1)).toBe('pending: Waiting for the maintenance window Sat 5 Dec 01:00–05:00 Europe/Berlin (00:00 UTC)');
+    // One push: the conditional delete of the closed PR's branch.
+    expect(h.pushes()).toBe(pushes + 1);
   });
 
   it('Z4: a fleet pause sets failure statuses and leaves branches alone', async () => {
@@ -174,7 +175,7 @@ describe('reconcile against the stand-ins', () => {
     expect(result.errors).toEqual([]);
     for (const branch of PROPOSED) {
       expect(byBranch(result)[branch]).toMatchObject({ action: 'held', reason: expect.stringContaining('Paused') });
-      expect(windowStatus((await h.head(branch)) as string).at(-1)).toBe('failure: Do not merge: kerf is paused (Z4)');
+      expect(windowStatus((await h.head(branch)) as string).at(-1)).toBe('failure: Do not merge: kerf is paused for this cluster or the whole fleet');
     }
     expect(h.pushes()).toBe(pushes);
   });
@@ -186,7 +187,7 @@ describe('reconcile against the stand-ins', () => {
     expect(byBranch(result)['kerf/shop/_all']).toMatchObject({ action: 'opened', title: 'kerf: rightsize 4 workloads in shop' });
     const pr = prOf('kerf/shop/_all');
     expect(pr.body).toContain('### Held back');
-    expect(pr.body).toMatch(/`shop\/StatefulSet\/redis` \| .* \| SingleReplicaUnsafe/);
+    expect(pr.body).toMatch(/`shop\/StatefulSet\/redis` \| .* \| \*\*SingleReplicaUnsafe\*\*/);
     expect(await runGit(['rev-parse', '--is-shallow-repository'], { cwd: h.clone })).toBe('false');
     const message = await runGit(['log', '-1', '--format=%B', 'refs/heads/kerf/shop/_all'], { cwd: h.bare });
     expect(message.split('\n').slice(0, 3)).toEqual(['kerf: rightsize 4 workloads in shop', '', '- shop/Deployment/checkout: cpu 1→600m, memory 768Mi→640Mi, limit cpu 2→1200m, limit memory 768Mi→640Mi']);
@@ -221,7 +222,7 @@ describe('reconcile against the stand-ins', () => {
     expect(policies).toContain('"0 0 1 * * 6"');
     h = await startHarness(git, { files: { 'policies/shop.yaml': policies } });
     const result = await h.run();
-    expect(byBranch(result)['kerf/shop/deployment/reports']).toMatchObject({ action: 'held', number: null, reason: 'shop/Deployment/reports: no valid maintenance window (D3)' });
+    expect(byBranch(result)['kerf/shop/deployment/reports']).toMatchObject({ action: 'held', number: null, reason: 'shop/Deployment/reports: OutsideMaintenanceWindow: no maintenance window is free: none is valid, or a freeze covers every one, so no pull request is opened' });
     expect(await h.head('kerf/shop/deployment/reports')).toBeNull();
     expect(h.gh.state.prs.map((pr) => pr.head)).not.toContain('kerf/shop/deployment/reports');
   });

@@ -19,7 +19,7 @@ function setUp(recommendation: string): string {
   const policy = (namespace: string) => `apiVersion: kerf.getkerf.dev/v1alpha1
 kind: RightsizingPolicy
 metadata: {name: default, namespace: ${namespace}}
-spec: {apply: {strategy: rollout}}
+spec: {mode: auto-patch, apply: {strategy: rollout}}
 `;
   writeFileSync(join(repo, 'kerf/policies.yaml'), `${policy('production')}---\n${policy('staging')}`);
   writeFileSync(join(repo, 'kerf/recommendation.yaml'), `apiVersion: kerf.getkerf.dev/v1alpha1
@@ -105,6 +105,29 @@ spec:
     const second = await write();
     expect(second.plan.decisions[0]).toMatchObject({ phase: 'UpToDate' });
     expect(second.edits).toEqual([]);
+  });
+
+  it('what a person added to kerf-resources.yaml (env, annotation, comments) survives kerf\'s next change, byte for byte', async () => {
+    const recommendation = (cpu: string) => `metadata: {name: web, namespace: staging}
+spec:
+  targetRef: {kind: Deployment, name: web}
+  containers:
+    - {name: proxy, requests: {cpu: ${cpu}}}
+`;
+    setUp(recommendation('5m'));
+    expect((await write()).errors).toEqual([]);
+    const patch = join(repo, 'overlays/staging/kerf-resources.yaml');
+    const theirs = readFileSync(patch, 'utf8')
+      .replace('  name: web\n', '  name: web\n  annotations:\n    owner: shop-team # ask before changing\n')
+      .replace('- name: proxy\n', '- name: proxy\n          # debug logging until INC-7 is closed\n          env:\n            - {name: LOG_LEVEL, value: debug}\n');
+    writeFileSync(patch, theirs);
+    writeFileSync(join(repo, 'kerf/recommendation.yaml'), `apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingRecommendation\n${recommendation('7m')}`);
+    const second = await write();
+    expect(second.errors).toEqual([]);
+    expect(readFileSync(patch, 'utf8')).toBe(theirs.replace('cpu: 5m', 'cpu: 7m'));
+    const rendered = render().get('overlays/staging')?.find((o) => identityOf(o) === 'Deployment staging/web') as { metadata: { annotations?: Record<string, string> }; spec: { template: { spec: { containers: { name: string; env?: unknown }[] } } } };
+    expect(rendered.metadata.annotations).toMatchObject({ owner: 'shop-team' });
+    expect(rendered.spec.template.spec.containers.find((c) => c.name === 'proxy')?.env).toEqual([{ name: 'LOG_LEVEL', value: 'debug' }]);
   });
 
   it('N4: removing a limit that an overlay patch sets is refused, not done halfway', async () => {

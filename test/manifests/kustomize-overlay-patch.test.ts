@@ -41,7 +41,7 @@ describe('renderOverlayPatch', () => {
       target: WEB,
       containers: [{ name: 'app', requests: { memory: '1Gi' } }],
       order: undefined,
-      expected: `# kept\n${webPatch('      containers:\n        - name: app\n          resources:\n            requests:\n              cpu: "1"\n              memory: 1Gi\n')}---\n# db, kept as written\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\n`,
+      expected: `# kept\n${webPatch('      containers:\n        - name: app\n          resources:\n            requests:\n              cpu: 1\n              memory: 1Gi\n')}---\n# db, kept as written\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\n`,
     },
     {
       name: 'another target is appended as a new document, in the file’s CRLF line endings',
@@ -63,10 +63,64 @@ describe('renderOverlayPatch', () => {
     expect(renderOverlayPatch(existing, target, containers, order === undefined ? {} : { order })).toBe(expected);
   });
 
-  it('keeps only CPU and memory of what an earlier run or a reviewer left in the document (R1)', () => {
-    const existing = webPatch('      containers:\n        - name: app\n          image: sneaky:1\n          resources:\n            requests:\n              cpu: 1\n              ephemeral-storage: 1Gi\n');
-    const result = renderOverlayPatch(existing, WEB, [{ name: 'app', limits: { cpu: '2' } }]);
-    expect(result).toBe(webPatch('      containers:\n        - name: app\n          resources:\n            requests:\n              cpu: "1"\n            limits:\n              cpu: "2"\n'));
+  it('keeps what a person added to the document (annotation, image pin, env, other resources, comments) byte for byte (R1)', () => {
+    const existing = [
+      '# tuned by the shop team, see OPS-12',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      '  name: web',
+      '  namespace: shop',
+      '  annotations:',
+      '    team: shop # who to ask',
+      'spec:',
+      '  template:',
+      '    spec:',
+      '      containers:',
+      '        - name: app',
+      '          image: web:1.4.2 # pinned until the fix ships',
+      '          env:',
+      '            - {name: LOG_LEVEL, value: debug}',
+      '          resources:',
+      '            requests:',
+      '              cpu: 1',
+      '              ephemeral-storage: 1Gi',
+      '',
+    ].join('\n');
+    const result = renderOverlayPatch(existing, WEB, [{ name: 'app', requests: { cpu: '500m' }, limits: { cpu: '2' } }]);
+    expect(result).toBe(existing.replace('              cpu: 1\n', '              cpu: 500m\n').replace('ephemeral-storage: 1Gi\n', 'ephemeral-storage: 1Gi\n            limits:\n              cpu: 2\n'));
+  });
+
+  it.each([
+    {
+      name: 'null (a strategic-merge delete) replaces a value and is added where the key is missing',
+      existing: webPatch('      containers:\n        - name: app\n          resources:\n            limits:\n              cpu: 2 # old\n'),
+      containers: [{ name: 'app', limits: { cpu: null, memory: null } }],
+      order: undefined,
+      expected: webPatch('      containers:\n        - name: app\n          resources:\n            limits:\n              cpu: null # old\n              memory: null\n'),
+    },
+    {
+      name: 'a container the patch does not list yet is appended by name, in the list’s style',
+      existing: webPatch('      containers:\n      - name: app\n        image: web:1\n'),
+      containers: [{ name: 'proxy', requests: { memory: '64Mi' } }],
+      order: { containers: ['app', 'proxy'], initContainers: [] },
+      expected: webPatch('      containers:\n      - name: app\n        image: web:1\n      - name: proxy\n        resources:\n          requests:\n            memory: 64Mi\n'),
+    },
+    {
+      name: 'an init container gets an initContainers list under the pod spec',
+      existing: webPatch('      containers:\n        - name: app\n      # mesh sidecar below\n'),
+      containers: [{ name: 'mesh', init: true, requests: { cpu: '50m' } }],
+      order: undefined,
+      expected: webPatch('      containers:\n        - name: app\n      initContainers:\n        - name: mesh\n          resources:\n            requests:\n              cpu: 50m\n      # mesh sidecar below\n'),
+    },
+  ])('$name', ({ existing, containers, order, expected }) => {
+    expect(renderOverlayPatch(existing, WEB, containers, order === undefined ? {} : { order })).toBe(expected);
+  });
+
+  it('refuses a document a person reshaped so kerf cannot edit it in place, rather than rewrite it', () => {
+    expect(() => renderOverlayPatch(webPatch('      {containers: [{name: app}]}\n').replace('    spec:\n      {', '    spec: {').replace(']}\n', ']}\n'), WEB, [{ name: 'app', requests: { cpu: '1' } }], { file: 'o/kerf-resources.yaml' })).toThrowError(
+      expect.objectContaining({ code: 'KUSTOMIZE_BAD_PATCH_FILE', message: expect.stringContaining('o/kerf-resources.yaml') }),
+    );
   });
 
   it('refuses to overwrite a patch file that does not parse, naming the file', () => {

@@ -1,27 +1,11 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULTS } from '../../src/model/validate.js';
 import { scanRepo } from '../../src/gitops/inputs.js';
 import { corpusDir as corpus, hasCorpus } from '../support/corpus.js';
+import { tempRepos } from '../support/temp-repo.js';
 
-let dirs: string[] = [];
-
-async function repoWith(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'kerf-scan-'));
-  dirs.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), text);
-  }
-  return root;
-}
-
-afterEach(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  dirs = [];
-});
+const repoWith = tempRepos('kerf-scan-');
 
 describe('scan', () => {
   it('indexes workloads, PDBs, HPAs and policies of multi-document files', async () => {

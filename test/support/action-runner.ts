@@ -109,14 +109,14 @@ async function defaultInputs(token: string): Promise<Record<string, string>> {
   return env;
 }
 
-/** Copies the committed Action (dist/, the PR template) to a folder of its own. */
+/** Copies the committed Action (dist/, the PR template, the schemas it validates with) to a folder of its own. */
 export async function installAction(token: string): Promise<InstalledAction> {
   // First, so an action.yml the runner could not load fails the tests without leaving a folder behind.
   const defaults = await defaultInputs(token);
   const dir = await mkdtemp(join(tmpdir(), 'kerf-action-'));
   await cp(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
   await mkdir(join(dir, 'templates'));
-  await cp(join(ROOT, 'templates/pr'), join(dir, 'templates/pr'), { recursive: true });
+  for (const part of ['pr', 'crds', 'kerf-config.schema.json']) await cp(join(ROOT, 'templates', part), join(dir, 'templates', part), { recursive: true });
   await cp(join(ROOT, 'action.yml'), join(dir, 'action.yml'));
   let runs = 0;
 
@@ -139,6 +139,7 @@ export async function installAction(token: string): Promise<InstalledAction> {
         GITHUB_WORKSPACE: cwd,
         GITHUB_OUTPUT: output,
         GITHUB_STEP_SUMMARY: summary,
+        RUNNER_TEMP: files,
         ...defaults,
         ...withInputs,
         ...env,

@@ -11,7 +11,14 @@ export function fakeClusterSource(state: Partial<Record<keyof ClusterState, unkn
     const kinds = [...Object.keys(SNAPSHOT_PATHS), 'applications', 'kustomizations'] as (keyof ClusterState)[];
     return Object.fromEntries(kinds.map((kind) => [kind, state[kind] ?? []])) as unknown as ClusterState;
   };
-  return { server: 'https://fake.cluster.test', read, recommendations: async () => (await read()).recommendations };
+  return {
+    server: 'https://fake.cluster.test',
+    read,
+    recommendations: async () => (await read()).recommendations,
+    verticalPodAutoscalers: async () => {
+      throw new Error('this fake serves no VerticalPodAutoscalers');
+    },
+  };
 }
 
 export function wireRecommendation(

@@ -24,8 +24,9 @@ import type { StructuralSchema } from './structural-schema.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TEMPLATES = join(ROOT, 'templates');
-// PR title/body templates may live elsewhere under templates/; these two folders hold Kubernetes objects only.
-const MANIFEST_DIRS = ['crds', 'install'];
+// PR title/body templates may live elsewhere under templates/; these folders hold Kubernetes objects only
+// (and the kustomizations that put them together, which are no objects of the cluster).
+const MANIFEST_DIRS = ['crds', 'install', 'components'];
 
 /** Kinds no built-in model covers: ours (checked against their CRD below) and cert-manager's. */
 const KINDS_WITHOUT_MODEL = new Set([
@@ -49,7 +50,7 @@ interface ManifestDoc {
 function manifestFiles(): string[] {
   return MANIFEST_DIRS.flatMap((dir) =>
     readdirSync(join(TEMPLATES, dir), { recursive: true, encoding: 'utf8' })
-      .filter((name) => /\.ya?ml$/.test(name))
+      .filter((name) => /\.ya?ml$/.test(name) && !/(^|\/)kustomization\.yaml$/.test(name))
       .map((name) => join(TEMPLATES, dir, name)),
   ).sort();
 }
@@ -98,7 +99,7 @@ function modelFor(apiVersion: string, kind: string): ModelClass | undefined {
   return model?.apiVersion === apiVersion && model.kind === kind ? (model as ModelClass) : undefined;
 }
 
-describe('every document in templates/crds and templates/install', () => {
+describe('every document in templates/crds, templates/install and templates/components', () => {
   it('the folders hold the expected objects', () => {
     expect(docs.map((doc) => `${doc.kind}/${doc.name}`).sort()).toEqual(
       [
@@ -121,6 +122,12 @@ describe('every document in templates/crds and templates/install', () => {
         'RoleBinding/kerf-gitops-helper',
         'Service/kerf-gitops-helper',
         'ServiceAccount/kerf-gitops-helper',
+        // components/self-signed-certificate
+        'Secret/kerf-gitops-webhook-tls',
+        'Role/kerf-gitops-webhook-certificate',
+        'RoleBinding/kerf-gitops-webhook-certificate',
+        'ClusterRole/kerf-gitops-webhook-certificate',
+        'ClusterRoleBinding/kerf-gitops-webhook-certificate',
       ].sort(),
     );
   });
@@ -518,7 +525,7 @@ describe('the helper Deployment', () => {
   const pod = deployment.spec!.template.spec!;
   const container = pod.containers[0]!;
 
-  it('two replicas of the release image with the contract args (DESIGN.md "The helper")', () => {
+  it('two replicas of the release image with the contract args (DESIGN.md "The helper"; the certificate\'s come from a component)', () => {
     expect(deployment.spec?.replicas).toBe(2);
     expect(pod.containers).toHaveLength(1);
     expect(container.image).toBe('ghcr.io/getkerf/kerf-gitops:0.1.0');
@@ -526,8 +533,6 @@ describe('the helper Deployment', () => {
       'helper',
       '--config', '/etc/kerf/config.yaml',
       '--webhook-port', '9443',
-      '--tls-cert', '/etc/kerf/tls/tls.crt',
-      '--tls-key', '/etc/kerf/tls/tls.key',
       '--health-port', '8080',
     ]);
   });
@@ -565,19 +570,10 @@ describe('the helper Deployment', () => {
     );
   });
 
-  it('the files named in args are where the ConfigMap and the TLS Secret are mounted', () => {
-    const mounted = new Map<string, string>(); // file path → "kind/name key"
-    for (const mount of container.volumeMounts ?? []) {
-      const volume = pod.volumes?.find((v) => v.name === mount.name);
-      for (const source of volume?.projected?.sources ?? []) {
-        for (const item of source.configMap?.items ?? []) mounted.set(`${mount.mountPath}/${item.path}`, `ConfigMap/${source.configMap!.name} ${item.key}`);
-        for (const item of source.secret?.items ?? []) mounted.set(`${mount.mountPath}/${item.path}`, `Secret/${source.secret!.name} ${item.key}`);
-      }
-    }
-    const argAfter = (flag: string) => container.args![container.args!.indexOf(flag) + 1]!;
-    expect(mounted.get(argAfter('--config'))).toBe('ConfigMap/kerf-gitops-config config.yaml');
-    expect(mounted.get(argAfter('--tls-cert'))).toBe('Secret/kerf-gitops-webhook-tls tls.crt');
-    expect(mounted.get(argAfter('--tls-key'))).toBe('Secret/kerf-gitops-webhook-tls tls.key');
+  it('the config file named in args is where the ConfigMap is mounted (the certificate: certificate-options.test.ts)', () => {
+    const mount = container.volumeMounts?.find((m) => container.args![container.args!.indexOf('--config') + 1]!.startsWith(`${m.mountPath}/`));
+    const volume = pod.volumes?.find((v) => v.name === mount?.name);
+    expect(volume?.projected?.sources?.[0]?.configMap).toEqual({ name: 'kerf-gitops-config', items: [{ key: 'config.yaml', path: 'config.yaml' }] });
     expect(container.volumeMounts?.every((m) => m.readOnly === true || m.mountPath === '/tmp')).toBe(true);
   });
 
@@ -690,20 +686,6 @@ describe('the pod webhook', () => {
   ])('S2: $pod reaches $count webhook(s)', ({ namespace, podLabels, namespaceLabels, count }) => {
     expect(called(namespace, podLabels, namespaceLabels)).toHaveLength(count);
   });
-
-  it('cert-manager injects the CA of the Certificate whose Secret the helper serves', () => {
-    const [namespace, name] = (configuration.metadata?.annotations?.['cert-manager.io/inject-ca-from'] ?? '').split('/');
-    const certificate = find<{ metadata: { namespace: string }; spec: Record<string, any> }>('Certificate', name ?? '');
-    expect(certificate.metadata.namespace).toBe(namespace);
-    const pod = find<IDeployment>('Deployment', 'kerf-gitops-helper').spec!.template.spec!;
-    const secrets = (pod.volumes ?? []).flatMap((v) => (v.projected?.sources ?? []).map((s) => s.secret?.name).concat(v.secret?.secretName));
-    expect(secrets).toContain(certificate.spec.secretName);
-    expect(certificate.spec.dnsNames).toContain('kerf-gitops-helper.kerf-system.svc');
-    const issuer = find<{ metadata: { namespace: string }; spec: Record<string, unknown> }>('Issuer', certificate.spec.issuerRef.name);
-    expect(certificate.spec.issuerRef.kind).toBe('Issuer');
-    expect(issuer.metadata.namespace).toBe(namespace);
-    expect(issuer.spec).toEqual({ selfSigned: {} });
-  });
 });
 
 // --- kubectl as a second reader ----------------------------------------------------------------------------
@@ -717,12 +699,13 @@ function kubectl(args: string[]): string {
 }
 
 describe('kubectl', () => {
-  it.skipIf(!hasKubectl)('kubectl kustomize templates renders every manifest, each once', () => {
+  it.skipIf(!hasKubectl)('kubectl kustomize templates renders every manifest, each once, but the cert-manager component', () => {
     const rendered = parseAllDocuments(kubectl(['kustomize', 'templates'])).map((doc) => {
       const o = doc.toJS() as { kind: string; metadata: { name: string } };
       return `${o.kind}/${o.metadata.name}`;
     });
-    expect(rendered.sort()).toEqual(docs.map((doc) => `${doc.kind}/${doc.name}`).sort());
+    const certManager = join('templates', 'components', 'cert-manager');
+    expect(rendered.sort()).toEqual(docs.filter((doc) => !doc.file.startsWith(certManager)).map((doc) => `${doc.kind}/${doc.name}`).sort());
   });
 
   // `kubectl create --dry-run=client` needs API discovery (a cluster) to map kinds; `annotate --local` reads the

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { SYNC_PATHS } from '../../src/cluster/cluster-reader.js';
+import { SYNC_PATHS, VPA_LIST_PATH } from '../../src/cluster/cluster-reader.js';
 import { SNAPSHOT_PATHS } from '../../src/cluster/kube-watch.js';
 
 interface Rule {
@@ -30,7 +30,7 @@ function groupAndResource(path: string): [string, string] {
 }
 
 describe('reconciler RBAC', () => {
-  it.each(Object.values({ ...SNAPSHOT_PATHS, ...SYNC_PATHS }))('lists %s', (path) => {
+  it.each([...Object.values({ ...SNAPSHOT_PATHS, ...SYNC_PATHS }), VPA_LIST_PATH])('lists %s', (path) => {
     const [group, resource] = groupAndResource(path);
     expect(allows(group, resource, 'list'), `${group}/${resource}`).toBe(true);
   });

@@ -26,6 +26,8 @@ export interface PullRequestRecord {
   requestedTeams: string[];
   author: string;
   maintainerCanModify: boolean;
+  /** Enabled through GraphQL `enablePullRequestAutoMerge`: merged once the base's required checks pass. */
+  autoMerge?: { enabledBy: string; mergeMethod: 'merge' | 'squash' | 'rebase' } | null;
 }
 
 export interface CommentRecord {
@@ -35,6 +37,20 @@ export interface CommentRecord {
   author: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** An issue that is not a pull request (kerf's dashboard); numbers are shared with PRs, as on GitHub. */
+export interface IssueRecord {
+  number: number;
+  id: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  labels: string[];
+  author: string;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
 }
 
 export interface StatusRecord {
@@ -285,7 +301,7 @@ export function githubObjects(ctx: ObjectContext) {
         statuses: link(`${repoApi}/statuses/${pr.headSha}`),
       },
       author_association: 'NONE' as const,
-      auto_merge: null,
+      auto_merge: pr.autoMerge ? { enabled_by: user(pr.autoMerge.enabledBy), merge_method: pr.autoMerge.mergeMethod, commit_title: pr.title, commit_message: '' } : null,
       draft: pr.draft,
     };
   };
@@ -313,6 +329,41 @@ export function githubObjects(ctx: ObjectContext) {
     deletions: 0,
     changed_files: 0,
   });
+
+  /** An issue as `GET /issues` lists it; a PR appears there too, marked by `pull_request`. */
+  const issue = (record: IssueRecord | PullRequestRecord, labels: LabelRecord[], comments: number): Schemas['issue'] => {
+    const isPull = 'head' in record;
+    const api = `${repoApi}/issues/${record.number}`;
+    const html = `${repoHtml}/${isPull ? 'pull' : 'issues'}/${record.number}`;
+    return {
+      id: record.id,
+      node_id: nodeId(isPull ? 'PullRequest' : 'Issue', record.id),
+      url: api,
+      repository_url: repoApi,
+      labels_url: `${api}/labels{/name}`,
+      comments_url: `${api}/comments`,
+      events_url: `${api}/events`,
+      html_url: html,
+      number: record.number,
+      state: record.state,
+      title: record.title,
+      body: record.body,
+      user: user(record.author),
+      labels: labels.map(label),
+      assignee: null,
+      assignees: [],
+      milestone: null,
+      locked: false,
+      comments,
+      closed_at: record.closedAt,
+      created_at: record.createdAt,
+      updated_at: record.updatedAt,
+      author_association: 'NONE',
+      ...(isPull && {
+        pull_request: { url: `${repoApi}/pulls/${record.number}`, html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: record.mergedAt },
+      }),
+    };
+  };
 
   const issueComment = (comment: CommentRecord): Schemas['issue-comment'] => ({
     id: comment.id,
@@ -368,7 +419,7 @@ export function githubObjects(ctx: ObjectContext) {
     object: { type: 'commit', sha, url: `${repoApi}/git/commits/${sha}` },
   });
 
-  return { user, repository, fullRepository, label, pullRequestSimple, pullRequest, issueComment, status, combinedStatus, gitRef };
+  return { user, repository, fullRepository, label, pullRequestSimple, pullRequest, issue, issueComment, status, combinedStatus, gitRef };
 }
 
 export type GitHubObjects = ReturnType<typeof githubObjects>;

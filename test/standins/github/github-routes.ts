@@ -4,6 +4,7 @@ import { GitCommandError, runGit } from '../git/run-git.js';
 import type {
   CommentRecord,
   GitHubObjects,
+  IssueRecord,
   LabelRecord,
   PullRequestRecord,
   Schemas,
@@ -13,6 +14,8 @@ import type {
 /** What the stand-in knows; tests read it for assertions and write it for setup (rules, protection). */
 export interface GitHubState {
   prs: PullRequestRecord[];
+  /** Issues that are not PRs. */
+  issues: IssueRecord[];
   comments: CommentRecord[];
   statuses: StatusRecord[];
   /** Labels defined in the repository (adding an unknown label to an issue creates it, as GitHub does). */
@@ -28,6 +31,8 @@ export interface GitHubSettings {
   login: string;
   /** The repository setting "Allow GitHub Actions to create and approve pull requests". */
   actionsMayCreatePRs: boolean;
+  /** The repository setting "Allow auto-merge". */
+  allowAutoMerge: boolean;
   permissions: { admin: boolean; maintain: boolean; push: boolean; triage: boolean; pull: boolean };
 }
 
@@ -73,6 +78,15 @@ export class GitHubError extends Error {
 export const validationFailed = (...errors: Record<string, unknown>[]): GitHubError =>
   new GitHubError(422, 'Validation Failed', errors);
 
+/** GitHub refuses a pull request body or comment longer than this. */
+const BODY_LIMIT = 65_536;
+
+function refuseLongBody(resource: 'PullRequest' | 'IssueComment', body: string | null | undefined): void {
+  if ((body ?? '').length > BODY_LIMIT) {
+    throw validationFailed({ resource, code: 'custom', field: 'body', message: `body is too long (maximum is ${BODY_LIMIT} characters)` });
+  }
+}
+
 export interface RouteContext {
   owner: string;
   repo: string;
@@ -101,6 +115,19 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
     if (head) pr.headSha = head;
     if (base) pr.baseSha = base;
     return pr;
+  };
+  /** One page of a list, with GitHub's `Link: rel="next"` while more follow. */
+  const paged = <T>(items: readonly T[], query: URLSearchParams, path: 'pulls' | 'issues') => {
+    const perPage = Math.min(Number(query.get('per_page') ?? 30) || 30, 100);
+    const page = Math.max(Number(query.get('page') ?? 1) || 1, 1);
+    const headers: Record<string, string> = {};
+    if (page * perPage < items.length) {
+      const next = new URLSearchParams(query);
+      next.set('page', String(page + 1));
+      next.set('per_page', String(perPage));
+      headers.link = `<${objects.repository().url}/${path}?${next}>; rel="next"`;
+    }
+    return { slice: items.slice((page - 1) * perPage, page * perPage), headers };
   };
   const labelsOf = (pr: PullRequestRecord): LabelRecord[] =>
     pr.labels.map((name) => state.labels.find((label) => label.name === name)).filter((l) => l !== undefined);
@@ -142,6 +169,55 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
   return {
     'repos/get': async () => ({ status: 200, body: objects.fullRepository() }),
 
+    'issues/list-for-repo': async ({ query }) => {
+      const wanted = query.get('state') ?? 'open';
+      const creator = query.get('creator');
+      const all: (IssueRecord | PullRequestRecord)[] = [...state.issues, ...state.prs];
+      const matching = all
+        .filter((item) => wanted === 'all' || item.state === wanted)
+        .filter((item) => creator === null || item.author === creator)
+        .sort((a, b) => b.number - a.number);
+      const { slice, headers } = paged(matching, query, 'issues');
+      const comments = (number: number) => state.comments.filter((c) => c.issueNumber === number).length;
+      const labels = (item: IssueRecord | PullRequestRecord) => item.labels.map((name) => state.labels.find((l) => l.name === name)).filter((l) => l !== undefined);
+      return { status: 200, headers, body: slice.map((item) => objects.issue(item, labels(item), comments(item.number))) };
+    },
+
+    'issues/create': async ({ body }) => {
+      const input = body as Body<'issues/create'>;
+      if (!settings.permissions.triage && !settings.permissions.push) throw new GitHubError(403, 'Resource not accessible by integration');
+      const at = ctx.now();
+      const record: IssueRecord = {
+        number: ctx.nextId('issue'),
+        id: ctx.nextId('pull'),
+        title: String(input.title),
+        body: input.body ?? null,
+        state: 'open',
+        labels: [],
+        author: settings.login,
+        createdAt: at,
+        updatedAt: at,
+        closedAt: null,
+      };
+      state.issues.push(record);
+      return { status: 201, body: objects.issue(record, [], 0) };
+    },
+
+    'issues/update': async ({ params, body }) => {
+      const input = body as Body<'issues/update'>;
+      const record = state.issues.find((issue) => String(issue.number) === params.issue_number);
+      // A PR is an issue too, but kerf edits PRs through the pulls API; the stand-in serves only issues here.
+      if (!record) throw new GitHubError(404, 'Not Found');
+      if (input.title !== undefined && input.title !== null) record.title = String(input.title);
+      if (input.body !== undefined) record.body = input.body ?? null;
+      if (input.state === 'closed' || input.state === 'open') {
+        record.state = input.state;
+        record.closedAt = input.state === 'closed' ? ctx.now() : null;
+      }
+      record.updatedAt = ctx.now();
+      return { status: 200, body: objects.issue(record, [], state.comments.filter((c) => c.issueNumber === record.number).length) };
+    },
+
     'pulls/list': async ({ query }) => {
       const wanted = query.get('state') ?? 'open';
       // GitHub ignores a head filter without the "owner:" prefix and lists every PR.
@@ -153,17 +229,8 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
         .filter((pr) => headOwner === undefined || (headOwner === ctx.owner && pr.head === headBranch))
         .filter((pr) => base === null || pr.base === base)
         .sort((a, b) => b.number - a.number);
-      const perPage = Math.min(Number(query.get('per_page') ?? 30) || 30, 100);
-      const page = Math.max(Number(query.get('page') ?? 1) || 1, 1);
-      const slice = matching.slice((page - 1) * perPage, page * perPage);
+      const { slice, headers } = paged(matching, query, 'pulls');
       await Promise.all(slice.map(refresh));
-      const headers: Record<string, string> = {};
-      if (page * perPage < matching.length) {
-        const next = new URLSearchParams(query);
-        next.set('page', String(page + 1));
-        next.set('per_page', String(perPage));
-        headers.link = `<${objects.repository().url}/pulls?${next}>; rel="next"`;
-      }
       return { status: 200, headers, body: slice.map((pr) => objects.pullRequestSimple(pr, labelsOf(pr))) };
     },
 
@@ -173,6 +240,7 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
         throw new GitHubError(403, 'GitHub Actions is not permitted to create or approve pull requests.');
       }
       if (!input.title) throw validationFailed({ resource: 'PullRequest', field: 'title', code: 'missing_field' });
+      refuseLongBody('PullRequest', input.body);
       const head = input.head.startsWith(`${ctx.owner}:`) ? input.head.slice(ctx.owner.length + 1) : input.head;
       const [headSha, baseSha] = await Promise.all([branchHead(ctx.bareDir, head), branchHead(ctx.bareDir, input.base)]);
       if (!baseSha) throw validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
@@ -225,6 +293,7 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
     'pulls/update': async ({ params, body }) => {
       const input = body as Body<'pulls/update'>;
       const pr = await refresh(findPull(params.pull_number));
+      refuseLongBody('PullRequest', input.body);
       if (input.base !== undefined && !(await branchHead(ctx.bareDir, input.base))) {
         throw validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
       }
@@ -291,6 +360,7 @@ export function githubRoutes(ctx: RouteContext): Record<string, RouteHandler> {
 
     'issues/create-comment': async ({ params, body }) => {
       const pr = findPull(params.issue_number);
+      refuseLongBody('IssueComment', (body as Body<'issues/create-comment'>).body);
       const now = ctx.now();
       const comment: CommentRecord = {
         id: ctx.nextId('comment'),

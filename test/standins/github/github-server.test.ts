@@ -169,6 +169,17 @@ describe('GitHub stand-in: pull requests', () => {
     ]);
   });
 
+  it('refuses a PR body or comment over 65,536 characters with 422, as GitHub does', async () => {
+    const octokit = client();
+    const { number } = await openPull(octokit);
+    const tooLong = 'x'.repeat(65_537);
+    const update = await failure(octokit.rest.pulls.update({ owner: OWNER, repo, pull_number: number, body: tooLong }));
+    expect(update.status).toBe(422);
+    expect(JSON.stringify(update.response?.data)).toContain('body is too long (maximum is 65536 characters)');
+    expect((await failure(octokit.rest.issues.createComment({ owner: OWNER, repo, issue_number: number, body: tooLong }))).status).toBe(422);
+    await octokit.rest.pulls.update({ owner: OWNER, repo, pull_number: number, body: tooLong.slice(1) });
+  });
+
   it('follows the head branch: head.sha moves with pushes and mergeable reflects conflicts', async () => {
     const octokit = client();
     const { number } = await openPull(octokit);

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mergeBranch } from '../git/bare-repo.js';
+import { branchHead, mergeBranch } from '../git/bare-repo.js';
 import type { GitServer } from '../git/git-server.js';
 import { runGit } from '../git/run-git.js';
-import { githubObjects } from './github-objects.js';
+import { githubObjects, type PullRequestRecord } from './github-objects.js';
 import {
   GitHubError,
   githubRoutes,
@@ -69,11 +69,13 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
   const settings: GitHubSettings = {
     login: 'github-actions[bot]',
     actionsMayCreatePRs: true,
+    allowAutoMerge: true,
     ...options.settings,
     permissions: { admin: false, maintain: false, push: true, triage: true, pull: true, ...options.settings?.permissions },
   };
   const state: GitHubState = {
     prs: [],
+    issues: [],
     comments: [],
     statuses: [],
     labels: [],
@@ -163,6 +165,7 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
     const injected = injectedFault();
     if (injected) return injected;
 
+    if (method === 'POST' && target.pathname === '/graphql') return graphql(body);
     const matched = matchOperation(api, method, target.pathname);
     if (!matched || matched.params.owner !== options.owner || matched.params.repo !== options.repo) {
       return errorReply(new GitHubError(404, 'Not Found'));
@@ -182,6 +185,8 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
       if (!(error instanceof GitHubError)) throw error;
       reply = errorReply(error);
     }
+    // A status that turns the required checks green merges a PR with auto-merge, as GitHub does.
+    if (operation.operationId === 'repos/create-commit-status' && reply.status < 300) await autoMergeReady();
     const responseProblems = checkResponse(operation, reply);
     if (responseProblems.length > 0) {
       violations.push(...responseProblems.map((p) => `${method} ${target.pathname} response ${reply.status} ${p}`));
@@ -189,6 +194,68 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
       return { status: 400, body: { message: `GitHub stand-in answered off-schema: ${responseProblems.join('; ')}` } };
     }
     return reply;
+  }
+
+  /** Contexts the base branch requires, by ruleset or classic protection. */
+  function requiredContexts(base: string): string[] {
+    const byRules = (state.branchRules.get(base) ?? []).flatMap((rule) =>
+      rule.type === 'required_status_checks' ? rule.parameters?.required_status_checks.map((check) => check.context) ?? [] : [],
+    );
+    const classic = state.branchProtection.get(base)?.required_status_checks;
+    return [...new Set([...byRules, ...(classic?.contexts ?? [])])];
+  }
+
+  function checksPass(pr: PullRequestRecord): boolean {
+    const latest = new Map<string, string>();
+    for (const status of [...state.statuses].reverse()) if (status.sha === pr.headSha && !latest.has(status.context)) latest.set(status.context, status.state);
+    return requiredContexts(pr.base).every((context) => latest.get(context) === 'success');
+  }
+
+  /** Merges every open PR with auto-merge whose required checks all pass on its current head. */
+  async function autoMergeReady(): Promise<void> {
+    for (const pr of state.prs) {
+      if (pr.state !== 'open' || !pr.autoMerge) continue;
+      const head = await branchHead(bareDir, pr.head);
+      if (head) pr.headSha = head;
+      if (checksPass(pr)) await mergePull(pr.number);
+    }
+  }
+
+  /** The one GraphQL mutation kerf sends; errors come back as HTTP 200 with `errors`, as GitHub answers them. */
+  async function graphql(body: unknown): Promise<Reply> {
+    const { query, variables } = (body ?? {}) as { query?: string; variables?: { id?: string } };
+    const fail = (type: string, message: string): Reply => ({ status: 200, body: { data: null, errors: [{ type, path: ['enablePullRequestAutoMerge'], message }] } });
+    if (typeof query !== 'string' || !/^\s*mutation\b[^{]*\{\s*enablePullRequestAutoMerge\s*\(\s*input:\s*\{\s*pullRequestId:\s*\$id\s*\}\s*\)/.test(query)) {
+      violations.push(`POST /graphql: the stand-in serves only enablePullRequestAutoMerge(input: {pullRequestId: $id}), got ${JSON.stringify(query)}`);
+      return { status: 400, body: { message: 'GitHub stand-in: unsupported GraphQL query' } };
+    }
+    const id = variables?.id;
+    const pr = state.prs.find((candidate) => Buffer.from(`PullRequest:${candidate.id}`).toString('base64') === id);
+    if (!pr) return fail('NOT_FOUND', `Could not resolve to a node with the global id of '${String(id)}'.`);
+    if (!settings.permissions.push) return fail('FORBIDDEN', `${settings.login} does not have permission to enable auto-merge on this pull request.`);
+    if (!settings.allowAutoMerge) return fail('UNPROCESSABLE', 'Pull request Auto merge is not allowed for this repository');
+    if (pr.state !== 'open') return fail('UNPROCESSABLE', 'Pull request Pull request is closed');
+    const head = await branchHead(bareDir, pr.head);
+    if (head) pr.headSha = head;
+    if (checksPass(pr)) return fail('UNPROCESSABLE', 'Pull request Pull request is in clean status');
+    pr.autoMerge = { enabledBy: settings.login, mergeMethod: 'merge' };
+    pr.updatedAt = now();
+    return { status: 200, body: { data: { enablePullRequestAutoMerge: { pullRequest: { number: pr.number } } } } };
+  }
+
+  /** Merges PR `number` into its base with a real merge commit, as the merge button does. */
+  async function mergePull(number: number): Promise<string> {
+    const pr = state.prs.find((candidate) => candidate.number === number);
+    if (!pr || pr.state !== 'open') throw new Error(`pull request #${number} is not open`);
+    const sha = await mergeBranch(bareDir, {
+      base: pr.base,
+      head: pr.head,
+      message: `Merge pull request #${number} from ${options.owner}/${pr.head}\n\n${pr.title}`,
+      identity: MERGER,
+    });
+    const at = now();
+    Object.assign(pr, { state: 'closed', merged: true, mergedAt: at, closedAt: at, updatedAt: at, mergeCommitSha: sha });
+    return sha;
   }
 
   function checkRequestBody(operation: ServedOperation, body: unknown): string[] {
@@ -266,19 +333,7 @@ export async function startGitHub(options: StartGitHubOptions): Promise<GitHubSt
         faults.secondary.push({ status: limitOptions.status ?? 403, retryAfter: limitOptions.retryAfter ?? 1 });
       }
     },
-    async mergePullRequest(number) {
-      const pr = state.prs.find((candidate) => candidate.number === number);
-      if (!pr || pr.state !== 'open') throw new Error(`pull request #${number} is not open`);
-      const sha = await mergeBranch(bareDir, {
-        base: pr.base,
-        head: pr.head,
-        message: `Merge pull request #${number} from ${options.owner}/${pr.head}\n\n${pr.title}`,
-        identity: MERGER,
-      });
-      const at = now();
-      Object.assign(pr, { state: 'closed', merged: true, mergedAt: at, closedAt: at, updatedAt: at, mergeCommitSha: sha });
-      return sha;
-    },
+    mergePullRequest: mergePull,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { admit } from './admission-webhooks.js';
 import type { AdmissionOperation } from './admission-webhooks.js';
 import {
+  ApiError,
   alreadyExists,
   badRequest,
   conflict,
@@ -89,6 +90,15 @@ function validateName(type: ResourceType, name: string): StatusCause[] {
 export interface ClusterOptions {
   historyLimit: number;
   clock: () => Date;
+  /** Deleting a pod bound to a node marks it Terminating for its grace period; the kubelet removes it after. */
+  gracefulPodDeletion?: boolean;
+}
+
+/** A 429 the next evictions answer instead of their real outcome (API Priority and Fairness, storage initializing). */
+export interface EvictionThrottle {
+  count: number;
+  message: string;
+  retryAfterSeconds: number;
 }
 
 export class Cluster {
@@ -97,10 +107,13 @@ export class Cluster {
   readonly clock: () => Date;
   /** Called after a pod is created, so the scheduler and kubelet simulators can start it. */
   onPodCreated: (pod: Pod) => void = () => undefined;
+  readonly gracefulPodDeletion: boolean;
+  private readonly throttles: EvictionThrottle[] = [];
 
   constructor(options: ClusterOptions) {
     this.store = new ObjectStore(options.historyLimit);
     this.clock = options.clock;
+    this.gracefulPodDeletion = options.gracefulPodDeletion ?? false;
     for (const name of ['default', 'kube-system', 'kube-public']) this.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
 
@@ -226,7 +239,7 @@ export class Cluster {
     return this.commit(type, previous, patched as unknown as KubeObject, subresource, options);
   }
 
-  delete(type: ResourceType, namespace: string | undefined, name: string, options: { preconditions?: { resourceVersion?: string; uid?: string }; dryRun?: boolean } = {}): KubeObject {
+  delete(type: ResourceType, namespace: string | undefined, name: string, options: { preconditions?: { resourceVersion?: string; uid?: string }; dryRun?: boolean; gracePeriodSeconds?: number } = {}): KubeObject {
     const previous = this.get(type, namespace, name);
     const { resourceVersion, uid } = options.preconditions ?? {};
     if (resourceVersion && resourceVersion !== previous.metadata.resourceVersion) {
@@ -236,9 +249,40 @@ export class Cluster {
       throw conflict(type, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${previous.metadata.uid}`);
     }
     if (options.dryRun) return previous;
-    const deleted = this.store.remove(resourceKey(type), previous.metadata.namespace, name)!;
+    if (type.plural === 'pods' && type.group === '') {
+      const terminating = this.terminate(previous as Pod, options.gracePeriodSeconds);
+      if (terminating) return terminating;
+    }
+    return this.remove(type, previous);
+  }
+
+  /** Removes the object now, and its dependents. */
+  remove(type: ResourceType, object: KubeObject): KubeObject {
+    const deleted = this.store.remove(resourceKey(type), object.metadata.namespace, object.metadata.name!)!;
     this.collectGarbage(type, deleted);
     return deleted;
+  }
+
+  /**
+   * Graceful deletion as the apiserver does it for a pod a kubelet runs: deletionTimestamp is set
+   * to now plus the grace period (DeleteOptions, else terminationGracePeriodSeconds, else 30 s)
+   * and the kubelet removes the pod once it has stopped. Undefined when the pod goes at once.
+   */
+  private terminate(pod: Pod, gracePeriodSeconds: number | undefined): KubeObject | undefined {
+    if (!this.gracefulPodDeletion || !pod.spec.nodeName || ['Succeeded', 'Failed'].includes(pod.status?.phase ?? '')) return undefined;
+    const grace = gracePeriodSeconds ?? (pod.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds ?? 30;
+    if (grace <= 0) return undefined;
+    if (pod.metadata.deletionTimestamp) return pod;
+    const at = Math.ceil(this.clock().getTime() / 1000) * 1000 + grace * 1000;
+    const marked = structuredClone(pod);
+    marked.metadata.deletionTimestamp = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    marked.metadata.deletionGracePeriodSeconds = grace;
+    return this.store.write('/pods', marked);
+  }
+
+  /** Makes the next `count` evictions answer 429 TooManyRequests with Retry-After, as APF throttling does. */
+  throttleEvictions(throttle: EvictionThrottle): void {
+    this.throttles.push({ ...throttle });
   }
 
   deleteCollection(type: ResourceType, namespace: string | undefined, options: ListOptions): KubeObject[] {
@@ -252,6 +296,11 @@ export class Cluster {
       throw badRequest(`expected an Eviction of policy/v1, got ${body.kind} of ${body.apiVersion}`);
     }
     if (body.metadata?.name && body.metadata.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
+    const throttle = this.throttles[0];
+    if (throttle) {
+      if (--throttle.count <= 0) this.throttles.shift();
+      throw new ApiError(429, 'TooManyRequests', throttle.message, { retryAfterSeconds: throttle.retryAfterSeconds });
+    }
     const pod = this.get(pods, namespace, name) as Pod;
     const budgets = this.store.list('policy/poddisruptionbudgets', namespace);
     const namespacePods = this.store.list('/pods', namespace) as Pod[];

@@ -53,8 +53,8 @@ export function budgetStatus(budget: KubeObject, pods: Pod[]): BudgetStatus {
 export type EvictionDecision = { kind: 'allowed' } | { kind: 'refused'; error: ApiError };
 
 export function evictionDecision(pod: Pod, budgets: KubeObject[], pods: Pod[]): EvictionDecision {
-  // Pods that are not running cannot disrupt anything; the apiserver deletes them directly.
-  if (['Pending', 'Succeeded', 'Failed'].includes(pod.status?.phase ?? 'Pending')) return { kind: 'allowed' };
+  // Pods that are not running, or already going, cannot disrupt anything; the apiserver deletes them directly.
+  if (['Pending', 'Succeeded', 'Failed'].includes(pod.status?.phase ?? 'Pending') || pod.metadata.deletionTimestamp) return { kind: 'allowed' };
   const matching = budgets.filter((budget) => selects(budget, pod));
   if (matching.length === 0) return { kind: 'allowed' };
   if (matching.length > 1) {

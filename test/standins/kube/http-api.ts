@@ -30,7 +30,9 @@ interface Watch {
 
 function send(response: ServerResponse, code: number, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  // The apiserver sends Retry-After with every answer whose Status carries retryAfterSeconds (429, APF, storage init).
+  const retryAfter = (body as { details?: { retryAfterSeconds?: number } } | undefined)?.details?.retryAfterSeconds;
+  response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...(retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {}) });
   response.end(text);
 }
 
@@ -172,10 +174,11 @@ export class HttpApi {
       }
       case 'DELETE': {
         const text = await readBody(request);
-        const deleteOptions = text.trim() ? (parseObject(text, 'application/json') as { preconditions?: { resourceVersion?: string; uid?: string } }) : {};
+        const deleteOptions = text.trim() ? (parseObject(text, 'application/json') as { preconditions?: { resourceVersion?: string; uid?: string }; gracePeriodSeconds?: number }) : {};
         if (!name) return send(response, 200, this.listBody(type, { items: cluster.deleteCollection(type, namespace, listOptions), resourceVersion: String(cluster.store.resourceVersion) }));
         const preconditions = deleteOptions.preconditions;
-        return send(response, 200, cluster.delete(type, namespace, name, { ...(preconditions ? { preconditions } : {}), dryRun: options.dryRun }));
+        const grace = query.get('gracePeriodSeconds') ?? deleteOptions.gracePeriodSeconds;
+        return send(response, 200, cluster.delete(type, namespace, name, { ...(preconditions ? { preconditions } : {}), ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}), dryRun: options.dryRun }));
       }
       default:
         throw methodNotAllowed();

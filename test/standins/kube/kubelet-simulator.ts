@@ -54,10 +54,13 @@ export class SimulatedNode {
   private readonly resizeErrors = new Map<string, string>();
   /** The kubelet's allocation checkpoint, by pod uid. */
   private readonly allocations = new Map<string, Resources[]>();
+  /** Bound pods still being pulled and created, by uid: when they start (clock ms). */
+  private readonly starting = new Map<string, number>();
 
   constructor(
     readonly spec: NodeSpec,
     private readonly cluster: Cluster,
+    private readonly startDelayMs = 0,
   ) {}
 
   get name(): string {
@@ -93,8 +96,32 @@ export class SimulatedNode {
     else this.resizeErrors.set(`${namespace}/${name}`, message);
   }
 
+  /**
+   * A pod bound here: started at once, or with a start delay left Pending (scheduled, containers
+   * ContainerCreating, not Ready) until a tick after the delay, as image pulls keep real pods.
+   */
+  admit(pod: Pod): void {
+    if (this.startDelayMs <= 0) return this.start(pod);
+    this.starting.set(pod.metadata.uid ?? '', this.cluster.clock().getTime() + this.startDelayMs);
+    const now = this.cluster.now();
+    pod.status = {
+      ...pod.status,
+      phase: 'Pending',
+      qosClass: qosClass(pod),
+      hostIP: '10.0.0.1',
+      startTime: now,
+      conditions: [
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+        ...['Initialized', 'Ready', 'ContainersReady'].map((type) => ({ type, status: 'False', reason: type === 'Initialized' ? 'PodInitializing' : 'ContainersNotReady', lastProbeTime: null, lastTransitionTime: now })),
+      ],
+      containerStatuses: pod.spec.containers.map((container) => ({ name: container.name, image: container.image ?? '', imageID: '', ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } })),
+    };
+    this.cluster.store.write('/pods', pod);
+  }
+
   /** Starts a pod bound to this node: Running, Ready, resources allocated as requested. */
   start(pod: Pod): void {
+    this.starting.delete(pod.metadata.uid ?? '');
     const now = this.cluster.now();
     const statuses: ContainerStatus[] = pod.spec.containers.map((container) => this.runningStatus(container, now, 0));
     const sidecars = (pod.spec.initContainers ?? []).filter((container) => container.restartPolicy === 'Always');
@@ -124,10 +151,35 @@ export class SimulatedNode {
   /** One kubelet sync of every pod on the node; returns whether anything changed. */
   tick(): boolean {
     let changed = false;
+    const now = this.cluster.clock().getTime();
     for (const pod of this.pods()) {
-      if (pod.status?.phase === 'Running') changed = this.sync(pod) || changed;
+      const startAt = this.starting.get(pod.metadata.uid ?? '');
+      if (pod.metadata.deletionTimestamp) changed = this.stop(pod, now) || changed;
+      else if (startAt !== undefined && startAt <= now) {
+        this.start(pod);
+        changed = true;
+      } else if (pod.status?.phase === 'Running') changed = this.sync(pod) || changed;
     }
     return changed;
+  }
+
+  /** A Terminating pod: not Ready at once, removed once its grace period is over. */
+  private stop(pod: Pod, now: number): boolean {
+    if (Date.parse(pod.metadata.deletionTimestamp!) <= now) {
+      this.starting.delete(pod.metadata.uid ?? '');
+      this.allocations.delete(pod.metadata.uid ?? '');
+      this.cluster.remove(this.cluster.registry.resolve('pods'), pod);
+      return true;
+    }
+    const ready = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
+    if (!ready || ready.status === 'False') return false;
+    const at = this.cluster.now();
+    pod.status!.conditions = pod.status!.conditions!.map((condition) =>
+      condition.type === 'Ready' || condition.type === 'ContainersReady' ? { ...condition, status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at } : condition,
+    );
+    for (const status of pod.status!.containerStatuses ?? []) status.ready = false;
+    this.cluster.store.write('/pods', pod as KubeObject);
+    return true;
   }
 
   private runningStatus(container: Container, startedAt: string, restartCount: number): ContainerStatus {
@@ -257,13 +309,17 @@ export class SimulatedNode {
 export class NodeSimulators {
   private readonly nodes = new Map<string, SimulatedNode>();
 
-  constructor(private readonly cluster: Cluster) {
+  /** `podStartDelayMs`: how long a bound pod stays Pending before its kubelet starts it (cluster clock). */
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly podStartDelayMs = 0,
+  ) {
     cluster.onPodCreated = (pod) => this.schedule(pod);
   }
 
   /** Registers a Node object and its kubelet. */
   addNode(spec: NodeSpec): SimulatedNode {
-    const node = new SimulatedNode(spec, this.cluster);
+    const node = new SimulatedNode(spec, this.cluster, this.podStartDelayMs);
     this.nodes.set(spec.name, node);
     const capacity = { cpu: spec.capacity.cpu, memory: spec.capacity.memory, pods: '110' };
     this.cluster.put({
@@ -340,6 +396,6 @@ export class NodeSimulators {
       pod.spec.nodeName = node.name;
       pod.metadata = this.cluster.store.write('/pods', pod).metadata;
     }
-    if (node) node.start(pod);
+    if (node) node.admit(pod);
   }
 }

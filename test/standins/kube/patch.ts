@@ -163,6 +163,8 @@ export const MERGE_KEYS: Readonly<Record<string, string>> = {
   ownerReferences: 'uid',
   hostAliases: 'ip',
   topologySpreadConstraints: 'topologyKey',
+  // Mutating/ValidatingWebhookConfiguration: a caBundle written by another manager survives an apply.
+  webhooks: 'name',
 };
 
 const DIRECTIVE_PREFIXES = ['$setElementOrder/', '$retainKeys', '$deleteFromPrimitiveList/'];

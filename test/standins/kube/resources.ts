@@ -7,7 +7,8 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Lease } from 'kubernetes-models/coordination.k8s.io/v1';
 import { Event as EventV1 } from 'kubernetes-models/events.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { Event, Namespace, Node, Pod } from 'kubernetes-models/v1';
+import { ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import type { StatusCause } from './api-error.js';
 import type { Schema } from './openapi-schema.js';
 
@@ -83,6 +84,15 @@ const BUILT_INS: BuiltIn[] = [
   { group: '', version: 'v1', plural: 'namespaces', singular: 'namespace', kind: 'Namespace', namespaced: false, shortNames: ['ns'], subresources: ['status'], model: Namespace },
   { group: '', version: 'v1', plural: 'nodes', singular: 'node', kind: 'Node', namespaced: false, shortNames: ['no'], subresources: ['status'], model: Node },
   { group: '', version: 'v1', plural: 'pods', singular: 'pod', kind: 'Pod', namespaced: true, shortNames: ['po'], subresources: ['status', 'resize', 'eviction'], categories: ['all'], model: Pod },
+  { group: '', version: 'v1', plural: 'secrets', singular: 'secret', kind: 'Secret', namespaced: true, model: Secret },
+  { group: '', version: 'v1', plural: 'configmaps', singular: 'configmap', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], model: ConfigMap },
+  { group: '', version: 'v1', plural: 'services', singular: 'service', kind: 'Service', namespaced: true, shortNames: ['svc'], subresources: ['status'], categories: ['all'], model: Service },
+  { group: '', version: 'v1', plural: 'serviceaccounts', singular: 'serviceaccount', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], model: ServiceAccount },
+  // RBAC objects are stored (so an install applies); the stand-in authorizes nothing.
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', singular: 'role', kind: 'Role', namespaced: true, model: Role },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', singular: 'rolebinding', kind: 'RoleBinding', namespaced: true, model: RoleBinding },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', singular: 'clusterrole', kind: 'ClusterRole', namespaced: false, model: ClusterRole },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', singular: 'clusterrolebinding', kind: 'ClusterRoleBinding', namespaced: false, model: ClusterRoleBinding },
   { group: '', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], model: Event },
   { group: 'apps', version: 'v1', plural: 'deployments', singular: 'deployment', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], subresources: ['status'], categories: ['all'], model: Deployment },
   { group: 'apps', version: 'v1', plural: 'statefulsets', singular: 'statefulset', kind: 'StatefulSet', namespaced: true, shortNames: ['sts'], subresources: ['status'], categories: ['all'], model: StatefulSet },

@@ -30,6 +30,10 @@ export interface KubeApiOptions {
   kubeletIntervalMs?: number;
   /** The clock for timestamps (creationTimestamp, condition times); default the real one. */
   clock?: () => Date;
+  /** How long a scheduled pod stays Pending before its kubelet starts it (by `clock`); default 0, at once. */
+  podStartDelayMs?: number;
+  /** Pod deletes (and evictions) leave the pod Terminating for its grace period, as the apiserver does; default off, immediate. */
+  gracefulPodDeletion?: boolean;
 }
 
 /** Direct access to stored objects, for test setup and assertions. */
@@ -55,14 +59,20 @@ export interface KubeApi {
   nodes: NodeSimulators;
   /** Sends a BOOKMARK event on every open watch that allows bookmarks. */
   sendBookmarks(): void;
+  /**
+   * The next `count` evictions answer 429 TooManyRequests without a DisruptionBudget cause, with
+   * `Retry-After` (API Priority and Fairness: `Too many requests, please try again later.`; or
+   * `storage is (re)initializing`).
+   */
+  throttleEvictions(count: number, options?: { message?: string; retryAfterSeconds?: number }): void;
   close(): Promise<void>;
 }
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
-  const cluster = new Cluster({ historyLimit: options.watchHistory ?? 1000, clock: options.clock ?? (() => new Date()) });
+  const cluster = new Cluster({ historyLimit: options.watchHistory ?? 1000, clock: options.clock ?? (() => new Date()), gracefulPodDeletion: options.gracefulPodDeletion ?? false });
   const crds = withKerfFallbacks(options.crds ?? readCrdDirectory(options.crdDirectory ?? DEFAULT_CRD_DIRECTORY), options.crdSchemas ?? {});
   for (const crd of crds) cluster.put(crd);
-  const nodes = new NodeSimulators(cluster);
+  const nodes = new NodeSimulators(cluster, options.podStartDelayMs ?? 0);
   const controllers = new WorkloadControllers(cluster);
   const http = new HttpApi(cluster);
 
@@ -108,6 +118,8 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     store,
     nodes,
     sendBookmarks: () => http.sendBookmarks(),
+    throttleEvictions: (count, throttle = {}) =>
+      cluster.throttleEvictions({ count, message: throttle.message ?? 'Too many requests, please try again later.', retryAfterSeconds: throttle.retryAfterSeconds ?? 1 }),
     async close() {
       clearInterval(timer);
       http.closeWatches();

@@ -121,7 +121,8 @@ export class WorkloadControllers {
 
   private async replicaSet(replicaSet: KubeObject): Promise<void> {
     const spec = replicaSet.spec as WorkloadSpec;
-    const pods = this.pods(replicaSet.metadata.namespace).filter((pod) => ownedBy(pod, replicaSet));
+    // Terminating pods no longer count: the ReplicaSet controller replaces them at once.
+    const pods = this.pods(replicaSet.metadata.namespace).filter((pod) => ownedBy(pod, replicaSet) && !pod.metadata.deletionTimestamp);
     const replicas = spec.replicas ?? 1;
     for (const extra of pods.slice(replicas)) this.deletePod(extra);
     for (let count = pods.length; count < replicas; count++) {

@@ -1,4 +1,4 @@
-// What a pure helper (or reconciler) step asks to write: the recommendation's status and an Event.
+// What a pure helper or reconciler step asks to write: the recommendation status and an Event (the life cycle's vocabulary).
 import type { Phase, Reason, Strategy } from '../model/types.js';
 import type { EventRecord } from '../cluster/cluster-port.js';
 import type { HealthStatus } from '../cluster/health.js';
@@ -16,7 +16,10 @@ export interface StatusUpdate {
   nextWindow: null;
   /** The recommendation generation whose values were released to pods in place (the webhook reads it); null takes them back. */
   observedGeneration?: number | null;
-  appliedAt?: string;
+  /** Set by Applied; null clears what an earlier stage left. */
+  appliedAt?: string | null;
+  /** For people: why the phase is what it is (the server's words for a refusal); null clears it. */
+  message?: string | null;
   /** null ends a finished apply's watch when a new change starts. */
   health?: HealthStatus | null;
   /** The generation a breach rolled back: not applied again until the spec changes. */

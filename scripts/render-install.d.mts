@@ -1,0 +1,2 @@
+// Types of render-install.mjs, for the tests that import it.
+export declare function renderInstall(reference: string, kubectl?: string): string;

@@ -1,0 +1,25 @@
+// One scheduled reconcile run against the Kubernetes stand-in with the loop closed (statuses,
+// Events, merges reaching the cluster), as `reconcile --recommendations cluster` wires it.
+import { kubeClusterSource } from '../../src/cluster/cluster-reader.js';
+import { kubeClusterPort } from '../../src/cluster/kube-cluster-port.js';
+import { gitRevisions } from '../../src/gitops/git-history.js';
+import { closeTheLoop } from '../../src/gitops/loop.js';
+import { createGitHub } from '../../src/gitops/github.js';
+import type { ReconcileResult } from '../../src/gitops/reconcile.js';
+import { OWNER, TOKEN, type Harness } from '../gitops/reconcile-harness.js';
+import type { KubeApi } from '../standins/kube/start-kube-api.js';
+
+export function loopRun(h: Harness, api: KubeApi, clock: () => Date): () => Promise<ReconcileResult> {
+  return () =>
+    h.run({ recommendations: ['cluster'], cluster: kubeClusterSource(api.kubeConfig()), now: clock() }, {
+      afterRun: ({ git: gitPort, github }) =>
+        closeTheLoop({
+          cluster: kubeClusterPort(api.kubeConfig()),
+          pulls: createGitHub({ token: TOKEN, apiUrl: h.gh.url, repository: `${OWNER}/${h.repo}`, pacing: { writeMs: 0, notificationMs: 0 } }),
+          revisions: gitRevisions(h.clone),
+          git: gitPort,
+          github,
+          identity: 'reconcile-test',
+        }),
+    });
+}

@@ -93,6 +93,14 @@ kind: Secret
     expectScreenedLikeOriginal('kind: Service\r\nmetadata:\r\n  name: a\r\n---\r\nkind: Deployment\r\n');
   });
 
+  it('keeps a document that mentions the given word (kerf\'s API group) whatever its kind, and kinds the set says it has', () => {
+    const text = 'kind: Service\n---\napiVersion: kerf.getkerf.dev/v1alpha1\nkind: Rightsizing\n---\nkind: ConfigMap\n---\nkind: RightsizingPolcy\n';
+    const near = { has: (kind: string) => kind === 'RightsizingPolcy' };
+    const kinds = read(screenDocuments(text, near, 'kerf.getkerf.dev') as string).map((doc) => (doc.value as { kind?: string } | null)?.kind ?? null);
+    expect(kinds).toEqual([null, 'Rightsizing', null, 'RightsizingPolcy']);
+    expect(screenDocuments('kind: Service\n---\nkind: Secret\n', near, 'kerf.getkerf.dev')).toBeUndefined();
+  });
+
   const roots = [corpusDir, '/work/shared/realworld/repos'].filter((dir) => hasCorpus || dir !== corpusDir);
   it.skipIf(!hasCorpus)('reads every YAML file of the corpus and the real repos as the full parse does (needs ../shared/corpus)', () => {
     let files = 0;

@@ -249,6 +249,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
             ? `${JSON.stringify(result, null, 2)}\n`
             : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
         );
+        // Any error counts, a refusal among them whether `plan` already made it or the write did.
         return hasErrors(result.errors) ? 1 : 0;
       }
       case 'doctor': {

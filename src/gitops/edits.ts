@@ -6,7 +6,8 @@ import type { Change, Decision, PlanError, ResourceName, Workload } from '../mod
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { EditError, ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
-import { KustomizeError } from '../manifests/kustomize-error.js';
+import type { EditErrorCode } from '../manifests/edit-error.js';
+import { KustomizeError, type KustomizeErrorCode } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
 import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
 import type { EditDecision } from '../manifests/kustomize-resolve.js';
@@ -25,6 +26,13 @@ export interface EditPlan {
   errors: PlanError[];
 }
 
+/** Problem codes of edits kerf refused (by `plan` as by `write`): `write` exits 1 when there is one. */
+const REFUSAL_CODES = new Set<string>(['UnplaceableContainer', 'UnsupportedSource', 'KUSTOMIZE_NOT_A_MAPPING', 'KUSTOMIZE_BAD_PATCH_FILE', 'InvalidYaml', 'DocumentMismatch', 'ContainerNotFound', 'SharedAnchor', 'RequestAboveLimit', 'UnsupportedNode', 'InvalidQuantity', 'VerifyFailed'] satisfies (EditErrorCode | KustomizeErrorCode | 'UnplaceableContainer' | 'UnsupportedSource')[]);
+
+export function isEditRefusal(error: PlanError): boolean {
+  return error.code !== undefined && REFUSAL_CODES.has(error.code);
+}
+
 /** A change kerf cannot write where kustomize takes the value from (e.g. a JSON 6902 patch of the root). */
 export class UnsupportedSourceError extends Error {
   readonly code = 'UnsupportedSource';
@@ -37,6 +45,15 @@ function readText(path: string): string | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/**
+ * The text an index built in memory (not from a repo on disk) holds for a file. A scanned file
+ * with a broken document keeps its screened text (other documents blanked out), never written back.
+ */
+function heldText(index: RepoIndex, path: string): string | undefined {
+  const scanned = index.files.get(path);
+  return scanned?.broken === undefined ? scanned?.text : undefined;
 }
 
 /** A file as a decision sees it: an editor over its text, and the documents the decision edited. */
@@ -113,21 +130,54 @@ function toResourceEdits(changes: readonly Change[]): ResourceEdit[] {
   return changes.map(({ container, field, to }) => ({ container, field, to }));
 }
 
+/** A container kerf leaves alone because one of its values cannot be written where kustomize takes it from. */
+export interface ContainerRefusal {
+  container: string;
+  message: string;
+}
+
+function refusalOf(graph: KustomizeGraph, workload: Workload, change: Change): string | undefined {
+  const resolution = resolveField(graph, workload, change.container, change.field);
+  const object = `${workloadKey(workload.ref)} container ${change.container} ${change.field}`;
+  if (resolution.status !== 'resolved') return `${object}: ${resolution.reason}`;
+  const { decision } = resolution;
+  if (decision.kind === 'unsupported') return `${object}: ${decision.reason}`;
+  // Deleting the key from a patch would let the base's value through again.
+  if (decision.kind === 'edit-file' && change.to === null && resolution.source.kind === 'document' && resolution.source.role === 'patch') {
+    return `${object}: the value comes from the kustomize patch ${decision.file}; removing it there would bring back the value beneath, so kerf leaves this removal to a person`;
+  }
+  return undefined;
+}
+
+/**
+ * The changes kerf can write for the workload, and the containers it cannot place (all of a
+ * container's changes go, so its requests and limits never land half-changed). `plan` and `write`
+ * both use it, so what `plan` proposes `write` can place.
+ */
+function placeChanges(index: RepoIndex, workload: Workload, changes: readonly Change[]): { placed: Change[]; refused: ContainerRefusal[] } {
+  const graph = index.kustomize;
+  if (graph === undefined || workload.source.root === undefined) return { placed: [...changes], refused: [] };
+  const refused = new Map<string, string>();
+  for (const change of changes) {
+    if (refused.has(change.container)) continue;
+    const message = refusalOf(graph, workload, change);
+    if (message !== undefined) refused.set(change.container, message);
+  }
+  return {
+    placed: changes.filter((change) => !refused.has(change.container)),
+    refused: [...refused].map(([container, message]) => ({ container, message })),
+  };
+}
+
 /** Under kustomize, each field goes where its value really comes from: the defining file, or kerf's overlay patch. */
 function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Workload, changes: readonly Change[]): void {
   const documents = new Map<string, { decision: Extract<EditDecision, { kind: 'edit-file' }>; changes: Change[] }>();
   const overlays = new Map<string, { decision: Extract<EditDecision, { kind: 'overlay-patch' }>; containers: Map<string, OverlayPatchContainer> }>();
   for (const change of changes) {
     const resolution = resolveField(graph, workload, change.container, change.field);
-    const object = `${workloadKey(workload.ref)} container ${change.container} ${change.field}`;
-    if (resolution.status !== 'resolved') throw new UnsupportedSourceError(`${object}: ${resolution.reason}`);
+    if (resolution.status !== 'resolved' || resolution.decision.kind === 'unsupported') throw new UnsupportedSourceError(refusalOf(graph, workload, change));
     const { decision } = resolution;
-    if (decision.kind === 'unsupported') throw new UnsupportedSourceError(`${object}: ${decision.reason}`);
     if (decision.kind === 'edit-file') {
-      // Deleting the key from a patch would let the base's value through again.
-      if (change.to === null && resolution.source.kind === 'document' && resolution.source.role === 'patch') {
-        throw new UnsupportedSourceError(`${object}: the value comes from the kustomize patch ${decision.file}; removing it there would bring back the value beneath, so kerf leaves this removal to a person`);
-      }
       const key = `${decision.file}#${decision.document}`;
       const entry = documents.get(key) ?? { decision, changes: [] };
       entry.changes.push(change);
@@ -163,30 +213,45 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
   // The scan keeps no texts: the files to edit are read again, as they are now.
   const originals = new Map<string, string | undefined>();
   const read = (path: string): string | undefined => {
-    if (!originals.has(path)) originals.set(path, index.files.has(path) ? readText(join(index.root, path)) : undefined);
+    if (!originals.has(path)) originals.set(path, index.files.has(path) ? (readText(join(index.root, path)) ?? heldText(index, path)) : undefined);
     return originals.get(path);
   };
   const work = new Workspace(read, (path) => index.files.get(path)?.documents.length);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
-  for (const decision of decisions) {
-    if (decision.action !== 'pull-request' || decision.changes.length === 0) continue;
-    const workload = index.workloads.get(workloadKey(decision.target));
+  for (const proposed of decisions) {
+    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) continue;
+    const workload = index.workloads.get(workloadKey(proposed.target));
     if (!workload) continue;
-    try {
-      if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
-      else work.editDocument(workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
-      work.commit();
-      applied.push(decision);
-    } catch (error) {
-      work.discard();
-      if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
-      errors.push({
-        file: error instanceof EditError ? error.file : workload.source.file,
-        object: workloadKey(decision.target),
-        ...(error instanceof EditError && error.field !== undefined && { field: error.field }),
-        message: error.message,
-      });
+    const { placed, refused } = placeChanges(index, workload, proposed.changes);
+    for (const { container, message } of refused) {
+      errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
+    }
+    // A container whose edit is refused is left out and the rest tried again: one bad container
+    // never costs the recommendation's others. A failed try's staged edits are discarded.
+    let changes = placed;
+    while (changes.length > 0) {
+      const decision = changes.length === proposed.changes.length ? proposed : { ...proposed, changes };
+      try {
+        if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
+        else work.editDocument(workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
+        work.commit();
+        applied.push(decision);
+        break;
+      } catch (error) {
+        work.discard();
+        if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
+        errors.push({
+          code: error.code,
+          file: error instanceof EditError ? error.file : workload.source.file,
+          object: workloadKey(decision.target),
+          ...(error instanceof EditError && error.field !== undefined && { field: error.field }),
+          message: error.message,
+        });
+        const container = error instanceof EditError ? error.container : undefined;
+        const rest = container === undefined ? [] : changes.filter((change) => change.container !== container);
+        changes = rest.length < changes.length ? rest : [];
+      }
     }
   }
   const edits = [...work.results()]

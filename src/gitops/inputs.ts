@@ -6,7 +6,8 @@ import { CONFIG_DEFAULTS, API_VERSION, validateRecommendation } from '../model/v
 import { decodeUtf8, indexRepo, misspeltKerfObject, parseFile, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
 import { readConfigText } from '../manifests/config-file.js';
 import { documentLocator } from '../model/yaml-locate.js';
-import { applyKustomizeValues, buildGraph, kustomizeErrors, kustomizeView } from '../manifests/kustomize-values.js';
+import { applyKustomizeValues, buildGraph, kustomizeErrors } from '../manifests/kustomize-values.js';
+import { repoView } from '../manifests/targeting.js';
 
 /** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path, a config kerf cannot run with. */
 export class InputError extends Error {
@@ -35,7 +36,7 @@ export async function loadConfig(repo: string, file: string | undefined): Promis
   return { config, file: shown, errors };
 }
 
-/** `paths` entries must name directories inside the repo. */
+/** `paths` entries must name directories (or single files, to pick one of several that define a workload) inside the repo. */
 async function pathErrors(repo: string, paths: readonly string[], file: string): Promise<PlanError[]> {
   const errors: PlanError[] = [];
   for (const [i, entry] of paths.entries()) {
@@ -46,8 +47,8 @@ async function pathErrors(repo: string, paths: readonly string[], file: string):
       continue;
     }
     const info = await stat(join(repo, entry)).catch(() => undefined);
-    if (!info?.isDirectory()) {
-      errors.push({ code: 'PathNotFound', file, object: 'config', field, message: `${file}: config: ${field}: ${JSON.stringify(entry)} is not a directory of the repo` });
+    if (!info?.isDirectory() && !info?.isFile()) {
+      errors.push({ code: 'PathNotFound', file, object: 'config', field, message: `${file}: config: ${field}: ${JSON.stringify(entry)} is not a directory of the repo (nor a file in it)` });
     }
   }
   return errors;
@@ -65,12 +66,15 @@ export async function scanRepo(repo: string, config: KerfConfig): Promise<RepoIn
     if (error instanceof InputError) throw error;
     throw new InputError(`no such repo: ${repo}`, { cause: error });
   }
-  const { files, errors } = await readRepoFiles(repo, config.paths);
+  // The whole tree is read even when `paths` narrows the targets: kustomize bases live outside them.
+  const { files, errors } = await readRepoFiles(repo);
   const graph = buildGraph(files);
-  if (!graph) return indexRepo(repo, files, { renderingsOf: () => undefined, isPatch: () => false }, errors);
-  const index = indexRepo(repo, files, kustomizeView(graph), [...errors, ...kustomizeErrors(graph)]);
-  applyKustomizeValues(index, graph);
-  index.kustomize = graph;
+  const { view, errors: targetingErrors } = repoView(files, graph, config);
+  const index = indexRepo(repo, files, view, [...errors, ...targetingErrors, ...(graph ? kustomizeErrors(graph) : [])]);
+  if (graph) {
+    applyKustomizeValues(index, graph);
+    index.kustomize = graph;
+  }
   return index;
 }
 

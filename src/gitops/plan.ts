@@ -10,8 +10,10 @@ import type {
 import { WORKLOAD_KINDS } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
+import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { selectPolicy } from '../rules/policy-match.js';
+import { planEdits } from './edits.js';
 
 /** Whether a run met an error (warnings do not count): exit 1, a red step. */
 export function hasErrors(errors: readonly PlanError[]): boolean {
@@ -104,8 +106,13 @@ export function makePlan(input: PlanInput): Plan {
     const workload = index.workloads.get(key);
     if (!workload) {
       const unreadable = index.unreadable?.get(key);
+      const conflict = index.conflicts.get(key);
       if (unreadable) fail('UnparsableObject', 'spec.targetRef', `target ${key} is in ${unreadable.file}, which does not parse (${unreadable.message}); nothing is planned for it`);
-      else fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo`);
+      else if (conflict) fail(conflict.code, 'spec.targetRef', conflict.message);
+      else {
+        const near = nearestTargets(key, [...index.workloads.keys(), ...index.conflicts.keys()]);
+        fail('TargetNotFound', 'spec.targetRef', `target ${key} is not in the repo${near.length > 0 ? `; nearest: ${near.join(', ')}` : ''}`);
+      }
       continue;
     }
     const match = selectPolicy(workload, policiesByNamespace.get(workload.ref.namespace) ?? []);
@@ -119,16 +126,27 @@ export function makePlan(input: PlanInput): Plan {
       hpas: hpasByNamespace.get(workload.ref.namespace) ?? [],
     };
     try {
-      decisions.push(
-        decide({
-          workload,
-          recommendation,
-          policy: match.kind === 'covered' ? match.policy : undefined,
-          config,
-          facts,
-          now,
-        }),
-      );
+      const decision = decide({
+        workload,
+        recommendation,
+        policy: match.kind === 'covered' ? match.policy : undefined,
+        config,
+        facts,
+        now,
+      });
+      if (decision.action !== 'pull-request') {
+        decisions.push(decision);
+        continue;
+      }
+      if (decision.changes.length === 0) {
+        decisions.push(decision);
+        continue;
+      }
+      // The edit is made here too (and thrown away), so what `plan` proposes `write` can place, and
+      // what it cannot is refused here, by container, with the same words.
+      const dryRun = planEdits(index, [decision]);
+      errors.push(...dryRun.errors);
+      decisions.push(...dryRun.applied);
     } catch (error) {
       errors.push({ file: workload.source.file, object: key, message: (error as Error).message });
     }

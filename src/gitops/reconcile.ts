@@ -219,9 +219,12 @@ function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null
 /** A head for measuring bodies before the real one is known (the metadata holds one). */
 const SOME_HEAD = '0'.repeat(40);
 
+/** Room left for what only the real render knows (the new files the edits add), so a fitted body is never cut. */
+const FIT_MARGIN = 4096;
+
 /** The run's PR groups, a group whose body would not fit GitHub's limit split into parts that do. */
 function fittedGroups(decisions: readonly Decision[], config: KerfConfig, renderBody: RenderBody, context: ReviewContext): PrGroup[] {
-  const fits = (group: PrGroup) => renderGroup(group, renderBody, SOME_HEAD, context).rest.length === 0;
+  const fits = (group: PrGroup) => renderGroup(group, renderBody, SOME_HEAD, context).body.length <= GITHUB_BODY_LIMIT - FIT_MARGIN;
   return groupDecisions(decisions, config).flatMap((group) => splitToFit(group, fits));
 }
 
@@ -382,7 +385,9 @@ class Reconciler {
     const worktree = this.worktree as Worktree;
     const run = await runPlan({ ...this.options, repo: worktree.root });
     const config = withFlags(run.config, this.options);
-    const groups = new Map(fittedGroups(run.plan.decisions, config, this.renderBody, reviewContext(run, config, [])).map((group) => [group.branch, group]));
+    const webUrl = this.github.webUrl;
+    const context = reviewContext(run, config, [], webUrl ? { webUrl, ref: branch } : undefined);
+    const groups = new Map(fittedGroups(run.plan.decisions, config, this.renderBody, context).map((group) => [group.branch, group]));
     return { branch, sha, run, config, groups };
   }
 

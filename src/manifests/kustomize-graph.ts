@@ -2,6 +2,7 @@ import type { KustomizeWarning } from './kustomize-error.js';
 import {
   isKustomizationPath,
   parseKustomization,
+  type Json6902Operation,
   type Kustomization,
   type ParsedFiles,
   type PatchEntry,
@@ -360,7 +361,10 @@ class GraphBuilder {
     if (content.type !== 'strategic-merge') {
       // Without a target (legacy entries always have one) kustomize cannot place a JSON6902 patch.
       const selected = target === undefined ? [] : acc.objects.filter((o) => selectorMatches(target, o));
-      for (const object of selected) record(object, patch, 0);
+      for (const object of selected) {
+        record(object, patch, 0);
+        if (content.type === 'json6902') changeId(object, json6902Identity(content.operations, object.id));
+      }
       return;
     }
     content.documents.forEach((doc, document) => {
@@ -380,12 +384,29 @@ class GraphBuilder {
       }
       for (const object of selected) {
         record(object, patch, document);
+        // kustomize's strategic merge puts the patch's list items first, in the patch's order.
         const podSpec = podSpecOf(doc);
-        for (const name of containerNames(podSpec, 'containers')) if (!object.containers.includes(name)) object.containers.push(name);
-        for (const name of containerNames(podSpec, 'initContainers')) if (!object.initContainers.includes(name)) object.initContainers.push(name);
+        const merged = (existing: string[], patched: string[]): string[] => (patched.length === 0 ? existing : [...patched, ...existing.filter((name) => !patched.includes(name))]);
+        object.containers = merged(object.containers, containerNames(podSpec, 'containers'));
+        object.initContainers = merged(object.initContainers, containerNames(podSpec, 'initContainers'));
       }
     });
   }
+}
+
+/** What a JSON 6902 patch does to `metadata.name` / `metadata.namespace` (argo-cd's redis-ha removes the namespace). */
+function json6902Identity(operations: readonly Json6902Operation[], id: ObjectId): Partial<ObjectId> {
+  const change: Partial<ObjectId> = {};
+  for (const { op, path, value } of operations) {
+    const field = path === '/metadata/name' ? 'name' : path === '/metadata/namespace' ? 'namespace' : undefined;
+    if (field === undefined || op === 'test') continue;
+    if (op === 'remove') {
+      if (field === 'namespace') change.namespace = undefined;
+    } else if ((op === 'add' || op === 'replace') && typeof value === 'string') {
+      change[field] = field === 'namespace' && value === '' ? undefined : value;
+    }
+  }
+  return 'namespace' in change || change.name !== undefined ? { ...id, ...change } : {};
 }
 
 function record(object: RenderedObject, patch: PatchEntry, document: number): void {

@@ -128,6 +128,7 @@ export function parseKustomization(file: string, files: ParsedFiles, warnings: K
     warnings.push({ code: 'helm-chart', file, message: `${file}: helmCharts are not rendered; workloads from charts are not seen` });
   }
   for (const transformer of stringList(doc['transformers'])) checkTransformer(transformer, ctx);
+  listOf(doc['replacements']).forEach((entry, index) => checkReplacement(entry, index, ctx));
   const namespace = optionalString(doc['namespace']);
   return {
     file,
@@ -167,7 +168,8 @@ function localPath(entry: string, field: string, ctx: EntryContext): string | un
     ctx.warnings.push({ code: 'remote-resource', file: ctx.file, message: `${ctx.file}: ${field} entry ${entry} is remote; not followed` });
     return undefined;
   }
-  const path = posix.join(ctx.dir, entry);
+  // kustomize takes `../base/`, `./base` and `base` for the same directory.
+  const path = posix.normalize(posix.join(ctx.dir, entry)).replace(/(.)\/+$/, '$1');
   if (path === '..' || path.startsWith('../')) {
     ctx.warnings.push({ code: 'outside-repository', file: ctx.file, message: `${ctx.file}: ${field} entry ${entry} is outside the repository` });
     return undefined;
@@ -222,6 +224,21 @@ function checkTransformer(entry: string, ctx: EntryContext): void {
     if (typeof config['kind'] === 'string' && RENAMING_TRANSFORMERS.has(config['kind'])) {
       ctx.warnings.push({ code: 'unsupported-transformer', file: ctx.file, message: `${ctx.file}: transformer ${entry} (${config['kind']}) is not modelled; names, namespaces or resources may differ` });
     }
+  }
+}
+
+// Field paths through which a replacement would change what kerf models: identity or container resources.
+const MODELLED_FIELD = /^metadata\.(name|namespace)$|(^|\.)resources(\.|$)|(^|\.)containers(\.\[?[^.]*\]?)?$/;
+
+/** `replacements` that write names, namespaces or resources are not modelled: reported by name. */
+function checkReplacement(entry: unknown, index: number, ctx: EntryContext): void {
+  const fromFile = isRecord(entry) && typeof entry['path'] === 'string' ? localPath(entry['path'], 'replacements', ctx) : undefined;
+  const replacements = fromFile === undefined ? [entry] : (ctx.files.get(fromFile)?.documents ?? []).flatMap((doc) => (Array.isArray(doc) ? doc : [doc]));
+  const touched = replacements.flatMap((replacement) =>
+    (isRecord(replacement) ? listOf(replacement['targets']) : []).flatMap((target) => (isRecord(target) ? stringList(target['fieldPaths']) : [])),
+  ).filter((path) => MODELLED_FIELD.test(path));
+  if (touched.length > 0) {
+    ctx.warnings.push({ code: 'unsupported-transformer', file: ctx.file, message: `${ctx.file}: replacements[${index}] writes ${touched.join(', ')}, which kerf does not model; names, namespaces or resources may differ` });
   }
 }
 

@@ -187,7 +187,18 @@ function describe(source: ResourceSource): string {
   }
 }
 
-function decide(graph: KustomizeGraph, root: string, object: RenderedObject, last: Writer | undefined, field: ResourceField): EditDecision {
+/** The document that brings the container in when no one sets the field: its resource, or the patch that adds it. */
+function definingDocument(graph: KustomizeGraph, object: RenderedObject, container: string, init: boolean): { file: string; document: number } | undefined {
+  const has = (doc: unknown): boolean => {
+    const list = podSpecOf(doc)?.[init ? 'initContainers' : 'containers'];
+    return Array.isArray(list) && list.some((c) => isRecord(c) && c['name'] === container);
+  };
+  if (!object.origin.generated && has(graph.files.get(object.origin.file)?.documents[object.origin.document])) return object.origin;
+  const adding = object.patches.find((p) => p.patch.content.type === 'strategic-merge' && has(p.patch.content.documents[p.document]));
+  return adding?.patch.file === undefined ? undefined : { file: adding.patch.file, document: adding.document };
+}
+
+function decide(graph: KustomizeGraph, root: string, object: RenderedObject, last: Writer | undefined, field: ResourceField, defining: { file: string; document: number } | undefined): EditDecision {
   const kustomization = graph.kustomizations.get(root);
   if (kustomization === undefined) return { kind: 'unsupported', reason: `root ${root} has no kustomization` };
   const ownJson = (p: Pick<PatchEntry, 'kustomization' | 'field'>): boolean => p.kustomization === kustomization.file && p.field === 'patchesJson6902';
@@ -205,7 +216,7 @@ function decide(graph: KustomizeGraph, root: string, object: RenderedObject, las
     order: { containers: [...object.containers], initContainers: [...object.initContainers] },
     reason: `${field} comes from ${describe(source)}, which kerf does not edit for this target alone`,
   };
-  const candidate = last === undefined ? (object.origin.generated ? undefined : object.origin) : last.candidate;
+  const candidate = last === undefined ? defining : last.candidate;
   const directive = source.kind === 'document' ? source.directive : undefined;
   if (candidate === undefined || directive !== undefined || candidate.file === posix.join(root, KERF_PATCH_FILE)) return overlay;
   const feeds = fanOut(graph, candidate.file, candidate.document);
@@ -256,5 +267,5 @@ export function resolveResourceSource(graph: KustomizeGraph, target: ObjectRef, 
     if (writer !== undefined) writers.push(writer);
   }
   const last = writers.at(-1);
-  return { status: 'resolved', root, object, source: last?.source ?? { kind: 'none' }, decision: decide(graph, root, object, last, field) };
+  return { status: 'resolved', root, object, source: last?.source ?? { kind: 'none' }, decision: decide(graph, root, object, last, field, definingDocument(graph, object, container, init)) };
 }

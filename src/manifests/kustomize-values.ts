@@ -2,20 +2,11 @@
 // values a rendered workload really has after its overlays' patches (the last writer wins).
 import type { ContainerSpec, PlanError, ResourceField, Workload } from '../model/types.js';
 import { RESOURCE_FIELDS } from '../model/types.js';
+import type { KustomizeWarningCode } from './kustomize-error.js';
 import { buildKustomizeGraph, type KustomizeGraph } from './kustomize-graph.js';
 import { KERF_PATCH_FILE } from './kustomize-overlay-patch.js';
 import { resolveResourceSource, type Resolution } from './kustomize-resolve.js';
-import type { RenderingView, RepoIndex, ScannedFile } from './scan.js';
-
-export function kustomizeView(graph: KustomizeGraph): RenderingView {
-  return {
-    renderingsOf: (file) => {
-      const renderings = graph.renderingsOf(file);
-      return renderings.length > 0 ? renderings : undefined;
-    },
-    isPatch: (file) => graph.isPatch(file),
-  };
-}
+import type { RepoIndex, ScannedFile } from './scan.js';
 
 export function buildGraph(files: Map<string, ScannedFile>): KustomizeGraph | undefined {
   const hasKustomization = [...files.keys()].some((file) => /(^|\/)(kustomization\.ya?ml|Kustomization)$/.test(file));
@@ -62,11 +53,22 @@ export function applyKustomizeValues(index: RepoIndex, graph: KustomizeGraph): v
   }
 }
 
-/** Warnings that make kerf's view of a rendering wrong; the rest (remote bases, files kerf need not read) are expected. */
-const REPORTED_WARNINGS = new Set(['missing-file', 'cycle', 'unparsed-patch']);
+/**
+ * Warnings that make kerf's view of a rendering wrong or incomplete, with their problem codes; the
+ * rest (files kerf need not read, patches that match nothing) are expected in real trees.
+ */
+const REPORTED_WARNINGS: Partial<Record<KustomizeWarningCode, string>> = {
+  'missing-file': 'KustomizeError',
+  cycle: 'KustomizationCycle',
+  'unparsed-patch': 'KustomizeError',
+  'remote-resource': 'RemoteResource',
+  'unsupported-transformer': 'UnsupportedTransformer',
+};
 
 export function kustomizeErrors(graph: KustomizeGraph): PlanError[] {
-  return graph.warnings
-    .filter((warning) => REPORTED_WARNINGS.has(warning.code))
-    .map((warning) => ({ code: warning.code === 'cycle' ? 'KustomizationCycle' : 'KustomizeError', file: warning.file, message: `${warning.file}: ${warning.message}` }));
+  return graph.warnings.flatMap((warning) => {
+    const code = REPORTED_WARNINGS[warning.code];
+    // The warning's message already starts with its file.
+    return code === undefined ? [] : [{ code, file: warning.file, message: warning.message }];
+  });
 }

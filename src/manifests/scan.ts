@@ -9,6 +9,7 @@ import type {
   PodDisruptionBudget,
   RightsizingPolicy,
   RightsizingRecommendation,
+  ContainerSpec,
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
@@ -30,6 +31,8 @@ export interface ScannedFile {
   lines: number[];
   /** The parse error of each document that did not parse, by document index. */
   broken?: Map<number, PlanError>;
+  /** A kustomization names it (or may: every word of its text is taken as a path): read whole, its documents kept. */
+  named?: boolean;
 }
 
 export interface RepoIndex {
@@ -41,25 +44,40 @@ export interface RepoIndex {
   policies: RightsizingPolicy[];
   recommendations: RightsizingRecommendation[];
   errors: PlanError[];
+  /**
+   * Identities kerf will not target: several roots or files define them (DuplicateWorkload), or a
+   * root renders them through a construct kerf does not model (UnsupportedTransformer); the reason names them all.
+   */
+  conflicts: Map<string, { code: 'DuplicateWorkload' | 'UnsupportedTransformer'; message: string }>;
   /** Workloads that may be in a document that does not parse, with its error, by workload key. */
   unreadable?: Map<string, PlanError>;
   /** Present when the repo has kustomizations: where each rendered value really comes from. */
   kustomize?: KustomizeGraph;
 }
 
-/** How kustomize renders a file: the namespaces and name affixes its objects get, or none. */
-export interface Rendering {
-  /** The kustomization directory that renders the file. */
-  root?: string;
-  namespace?: string | undefined;
-  namePrefix?: string;
-  nameSuffix?: string;
+/** An object as a kustomize root renders it: the identity it gets there and the document it comes from. */
+export interface RenderedSource {
+  root: string;
+  file: string;
+  document: number;
+  /** Undefined when neither the tree nor a GitOps object gives it one. */
+  namespace: string | undefined;
+  name: string;
+  /** Containers a patch adds, as that patch writes them (their values are resolved later). */
+  addedContainers: ContainerSpec[];
+  /** Why kerf cannot know this rendering (a construct it does not model); such workloads are refused. */
+  unmodelled?: string;
 }
+
+/** What the scan indexes: the plain files as written, and the objects of this cluster's kustomize roots. */
 export interface RenderingView {
-  /** Undefined when no kustomization includes the file (it is applied as written). */
-  renderingsOf(file: string): readonly Rendering[] | undefined;
-  /** Patch files describe changes to other objects, not objects of their own. */
-  isPatch(file: string): boolean;
+  /** True for a file whose objects are applied as written and that this cluster's selection takes. */
+  asWritten(file: string): boolean;
+  /** The namespace objects of a plain file get when they name none (Argo CD, Flux, `namespaces:`). */
+  namespaceOf(file: string): { namespace: string; force: boolean } | undefined;
+  /** The namespaces a rendered file's objects get in this cluster's roots (undefined: none given); empty when none renders it. */
+  renderedNamespaces(file: string): (string | undefined)[];
+  objects: readonly RenderedSource[];
 }
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
@@ -95,13 +113,10 @@ async function listYamlFiles(root: string, dir: string, out: string[]): Promise<
   }
 }
 
-/** Reads and parses the repo's YAML files (each once); `paths` narrows the walk. */
-export async function readRepoFiles(
-  root: string,
-  paths: readonly string[] = [],
-): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
+/** Reads and parses the repo's YAML files (each once); `paths` selects among them later (see targeting.ts). */
+export async function readRepoFiles(root: string): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
   const names: string[] = [];
-  for (const start of paths.length > 0 ? paths : ['.']) await listYamlFiles(root, join(root, start), names);
+  await listYamlFiles(root, root, names);
   names.sort();
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];
@@ -119,11 +134,13 @@ export async function readRepoFiles(
     // Elsewhere a document is parsed when its kind is one the scan reads, near one of kerf's (to report
     // the misspelling), or it names kerf's API group; a document parsed is checked in full (duplicate
     // keys, alias bombs), and the whole file's bytes were checked as UTF-8 above.
-    const screened = kustomizations.has(name) || included.has(name) ? text : screenDocuments(text, SCREENED_KINDS, API_GROUP);
+    // A JSON 6902 patch (a list, no `kind`) is kept by the screen too, as is any document whose kind it cannot tell.
+    const whole = kustomizations.has(name) || included.has(name);
+    const screened = whole ? text : screenDocuments(text, SCREENED_KINDS, API_GROUP);
     if (screened === undefined) continue;
     const { documents, lines, broken } = parseFile(name, screened, errors);
     // The text stays only for a file with a document that does not parse: a guess at what it holds.
-    files.set(name, { documents, lines, ...(broken && { broken, text: screened }) });
+    files.set(name, { documents, lines, ...(broken && { broken, text: screened }), ...(whole && { named: true }) });
   }
   return { files, errors };
 }
@@ -221,32 +238,91 @@ function selectorOf(value: unknown): PodDisruptionBudget['selector'] {
   };
 }
 
-/** Builds the index from parsed files; `renderings` tells what kustomize does to each file. */
-export function indexRepo(root: string, files: Map<string, ScannedFile>, renderings: RenderingView, errors: PlanError[] = []): RepoIndex {
-  const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors };
+interface Definition {
+  where: string;
+  root?: string;
+  file: string;
+  line: number;
+  workload: Workload;
+}
+
+/** "a", "a and b", "a, b and c" */
+export function listOfNames(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** Builds the index from parsed files; `view` says which files are plain and what kustomize renders. */
+export function indexRepo(root: string, files: Map<string, ScannedFile>, view: RenderingView, errors: PlanError[] = []): RepoIndex {
+  const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors, conflicts: new Map() };
+  const definitions = new Map<string, Definition[]>();
+  const define = (workload: Workload, definition: Omit<Definition, 'workload'>): void => {
+    const key = workloadKey(workload.ref);
+    definitions.set(key, [...(definitions.get(key) ?? []), { ...definition, workload }]);
+  };
   for (const [file, scanned] of files) {
-    if (isKustomizationFile(file) || renderings.isPatch(file)) continue;
-    const rendered = renderings.renderingsOf(file);
-    const views = rendered ?? [{}];
+    if (isKustomizationFile(file)) continue;
+    if (!view.asWritten(file)) {
+      // A document of a rendered file that does not parse: held in each namespace this cluster's roots give it.
+      for (const [document, problem] of scanned.broken ?? []) {
+        for (const namespace of view.renderedNamespaces(file)) holdUnparsable(index, scanned, document, problem, namespace === undefined ? undefined : { namespace, force: true });
+      }
+      continue;
+    }
     scanned.documents.forEach((doc, document) => {
       const problem = scanned.broken?.get(document);
       if (problem) {
-        for (const view of views) holdUnparsable(index, scanned, document, problem, view.namespace);
+        holdUnparsable(index, scanned, document, problem, view.namespaceOf(file));
         return;
       }
       if (!isObject(doc) || typeof doc.kind !== 'string') return;
       const meta = isObject(doc.metadata) ? doc.metadata : {};
+      const own = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
+      const at = view.namespaceOf(file);
+      const namespace = at !== undefined && (at.force || own === undefined) ? at.namespace : (own ?? 'default');
       const line = scanned.lines[document] ?? 1;
-      let indexed = false;
-      for (const view of views) {
-        const namespace = view.namespace ?? (typeof meta.namespace === 'string' ? meta.namespace : 'default');
-        const name = `${view.namePrefix ?? ''}${String(meta.name ?? '')}${view.nameSuffix ?? ''}`;
-        indexed = addObject(index, doc, { namespace, name, ...(view.root !== undefined && { root: view.root }) }, file, document, line) || indexed;
-      }
+      const added = addObject(index, doc, { namespace, name: String(meta.name ?? '') }, file, document, line);
+      if (typeof added === 'object') define(added, { where: file, file, line });
       // Memory bounded by the fleet, not the repo's bytes: what the index now holds is not kept
-      // twice. Kustomize resolves rendered files' documents again, so those stay.
-      if (indexed && rendered === undefined) scanned.documents[document] = null;
+      // twice. Kustomize resolves the documents of files a kustomization names again, so those stay.
+      if (added !== undefined && !scanned.named && view.renderedNamespaces(file).length === 0) scanned.documents[document] = null;
     });
+  }
+  for (const object of view.objects) {
+    const scanned = files.get(object.file);
+    const doc = scanned?.documents[object.document];
+    if (!isObject(doc)) continue;
+    const line = scanned?.lines[object.document] ?? 1;
+    const ref = { namespace: object.namespace ?? 'default', name: object.name, root: object.root };
+    const workload = addObject(index, doc, ref, object.file, object.document, line);
+    if (typeof workload !== 'object') continue;
+    workload.containers.push(...object.addedContainers.filter((added) => !workload.containers.some((c) => c.name === added.name)));
+    if (object.unmodelled !== undefined) {
+      const { ref } = workload;
+      index.conflicts.set(workloadKey(ref), { code: 'UnsupportedTransformer', message: `${ref.kind} ${ref.namespace}/${ref.name} is rendered by ${object.root}, where ${object.unmodelled}; kerf leaves it alone rather than guess` });
+      continue;
+    }
+    define(workload, { where: object.root, root: object.root, file: object.file, line });
+  }
+  for (const [key, found] of definitions) {
+    const [first] = found;
+    if (first === undefined) continue;
+    if (found.length === 1) {
+      if (!index.conflicts.has(key)) index.workloads.set(key, first.workload);
+      continue;
+    }
+    const roots = [...new Set(found.flatMap((d) => (d.root === undefined ? [] : [d.root])))].sort();
+    const plain = [...new Set(found.flatMap((d) => (d.root === undefined ? [d.file] : [])))].sort();
+    const by = [roots.length > 0 && `rendered by ${listOfNames(roots)}`, plain.length > 0 && `defined in ${listOfNames(plain)}`].filter(Boolean).join(' and ');
+    const sameRootTwice = roots.length === 1 && plain.length === 0;
+    const files = [...new Set(found.map((d) => d.file))].sort();
+    const { ref } = first.workload;
+    const label = `${ref.kind} ${ref.namespace}/${ref.name}`;
+    const message = sameRootTwice
+        ? `${label} is defined twice in root ${roots[0]} (in ${listOfNames(files)}); kustomize refuses such a tree`
+        : `${label} is ${by}; select this cluster's with \`roots\` or \`paths\` in .kerf/config.yaml`;
+    if (!index.conflicts.has(key)) index.conflicts.set(key, { code: 'DuplicateWorkload', message });
+    // Several roots rendering one identity is normal (a base for many clusters): an error only when targeted.
+    if (plain.length > 0 || sameRootTwice) index.errors.push({ code: 'DuplicateWorkload', file: first.file, line: first.line, object: key, message });
   }
   return index;
 }
@@ -263,9 +339,10 @@ function documentText(scanned: ScannedFile, document: number): string {
  * its namespace, as an invalid policy, with the parse error: a broken policy file must not turn
  * its workloads Unmanaged, let alone let another policy act on them.
  */
-function holdUnparsable(index: RepoIndex, scanned: ScannedFile, document: number, problem: PlanError, renderedNamespace: string | undefined): void {
+function holdUnparsable(index: RepoIndex, scanned: ScannedFile, document: number, problem: PlanError, at: { namespace: string; force: boolean } | undefined): void {
   const text = documentText(scanned, document);
-  const namespace = renderedNamespace ?? /\bnamespace:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1] ?? 'default';
+  const own = /\bnamespace:\s*["']?([^\s"'#,}]+)/.exec(text)?.[1];
+  const namespace = at?.force ? at.namespace : (own ?? at?.namespace ?? 'default');
   if (/RightsizingPolicy|kerf\.getkerf\.dev/.test(text)) index.policies.push(unreadablePolicy(namespace, problem));
   // A workload that may be in it: its recommendation is refused naming the parse error, not "not in the repo".
   const kind = /^\s*kind:\s*["']?(Deployment|StatefulSet|DaemonSet)\b/m.exec(text)?.[1];
@@ -331,8 +408,12 @@ export function misspeltKerfObject(kind: string, apiVersion: string): { kind: (t
   return undefined;
 }
 
-/** Adds a workload, PDB, HPA, policy or recommendation to the index; whether `doc` was one. */
-function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): boolean {
+/**
+ * Adds a PDB, HPA, policy or recommendation to the index, or returns a workload (a copy: strings
+ * cut from the parse can be slices that keep the whole file's text alive) for indexRepo, which sees
+ * every definition; 'indexed' when `doc` was one of the others or was reported, undefined when none.
+ */
+function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | 'indexed' | undefined {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const misspelt = misspeltKerfObject(kind, apiVersion);
@@ -340,7 +421,7 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     const problem: PlanError = { code: misspelt.problem.code, file, line, object: `${kind} ${ref.namespace}/${ref.name}`, field: misspelt.problem.code === 'UnknownKind' ? 'kind' : 'apiVersion', message: `${file}:${line}: ${misspelt.problem.message}` };
     index.errors.push(problem);
     if (misspelt.kind === 'RightsizingPolicy') index.policies.push(unreadablePolicy(ref.namespace, problem));
-    return true;
+    return 'indexed';
   }
   const spec = isObject(doc.spec) ? doc.spec : {};
   const withRef = { ...doc, metadata: { ...(isObject(doc.metadata) ? doc.metadata : {}), namespace: ref.namespace, name: ref.name } };
@@ -357,22 +438,12 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     const badName = nameProblem(workload.ref.name, 'name') ?? nameProblem(workload.ref.namespace, 'namespace');
     if (badName) {
       index.errors.push({ code: 'InvalidName', file, line, object: key, field: 'metadata.name', message: `${file}:${line}: ${key}: ${badName}; the workload is not read` });
-      return true;
+      return 'indexed';
     }
-    const existing = index.workloads.get(key);
-    if (existing) {
-      index.errors.push({
-        file,
-        line,
-        object: key,
-        code: 'DuplicateWorkload',
-        message: `${key} is defined twice: in ${existing.source.file} and in ${file}; narrow the scan with \`paths\` in .kerf/config.yaml`,
-      });
-      return true;
-    }
-    // A copy: strings cut from the parse can be slices that keep the whole file's text alive.
-    index.workloads.set(key, structuredClone(workload));
-  } else if (kind === 'PodDisruptionBudget') {
+    // Whether it is defined twice is for indexRepo, which sees every definition.
+    return structuredClone(workload);
+  }
+  if (kind === 'PodDisruptionBudget') {
     const minAvailable = intOrString(spec.minAvailable);
     const maxUnavailable = intOrString(spec.maxUnavailable);
     index.pdbs.push({
@@ -397,6 +468,6 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     const { recommendation, errors } = validateRecommendation(withRef, { file, line, locate: fileLocator(index, file, document) });
     index.errors.push(...errors);
     if (recommendation) index.recommendations.push(recommendation);
-  } else return false;
-  return true;
+  } else return undefined;
+  return 'indexed';
 }

@@ -18,6 +18,7 @@ export const SCANNED_KINDS: ReadonlySet<string> = new Set([
   'Kustomization',
   'Component',
   'Application',
+  'ApplicationSet',
   'AppProject',
 ]);
 

@@ -49,6 +49,10 @@ export type ProblemCode =
   | 'UnparsableObject'
   | 'KustomizationCycle'
   | 'KustomizeError'
+  | 'RemoteResource'
+  | 'UnsupportedTransformer'
+  | 'UnknownRoot'
+  | 'UnknownPath'
   | 'PathOutsideRepo'
   | 'PathNotFound'
   | 'InvalidBranchPrefix'
@@ -57,7 +61,8 @@ export type ProblemCode =
   | 'UnsupportedTargetKind'
   | 'AmbiguousPolicy'
   | 'ClusterUnreachable'
-  | 'EditRefused';
+  | 'EditRefused'
+  | 'UnplaceableContainer';
 
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions']);
 const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf']);

@@ -158,6 +158,10 @@ export interface KerfConfig {
   prHourlyLimit: number;
   prConcurrentLimit: number;
   paths: string[];
+  /** The kustomize roots this cluster deploys; empty: every root (within `paths`). */
+  roots: string[];
+  /** Namespace of objects that name none, by the path they are deployed from; wins over Argo CD/Flux objects. */
+  namespaces: Record<string, string>;
   freeze: { now: boolean; windows: WindowSpec[] };
   pause: boolean;
   unsupportedNodeSelectors: LabelSelector[];

@@ -49,6 +49,8 @@ class Problems {
 
   add(code: ProblemCode, path: Path, message: string, severity?: 'warning'): void {
     const field = fieldPath(path);
+    // The schema and the meaning checks can both see one fault (a negative quantity breaks the pattern too): one problem each.
+    if (this.errors.some((error) => error.code === code && error.field === (field || undefined))) return;
     const where = [this.source.file, this.owner, field].filter(Boolean).join(': ');
     const position = this.source.locate?.(path);
     const line = position?.line ?? this.source.line;
@@ -297,7 +299,8 @@ export function validateRecommendation(
 function configFromDefaults(): KerfConfig {
   const defaults: Json = {};
   validateConfigShape(defaults);
-  return defaults as unknown as KerfConfig;
+  // `namespaces` is a map with no schema default.
+  return { namespaces: {}, ...defaults } as unknown as KerfConfig;
 }
 
 /** The config of an empty file: the schema's defaults. */
@@ -308,6 +311,18 @@ const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true,
 
 /** The safety switches: present but invalid counts as paused or frozen. */
 const SAFETY_SWITCHES: readonly (readonly string[])[] = [['pause'], ['freeze', 'now']];
+
+/** `namespaces: {<path>: <namespace>}`: a value that is not a namespace name is an error naming its path, and that entry is dropped. */
+function namespaceMap(problems: Problems, value: unknown): Record<string, string> {
+  const namespaces: Record<string, string> = {};
+  for (const [path, namespace] of Object.entries(isObject(value) ? value : {})) {
+    if (typeof namespace !== 'string') continue; // the schema reports it
+    const problem = nameProblem(namespace, 'namespace');
+    if (problem) problems.add('InvalidName', ['namespaces', path], problem);
+    else namespaces[path] = namespace;
+  }
+  return namespaces;
+}
 
 /** A ref name component git accepts (git check-ref-format), so a bad prefix fails here, not at push. */
 export function branchPrefixProblem(prefix: string): string | undefined {
@@ -380,6 +395,8 @@ export function validateConfig(doc: unknown, source: string | ValidationSource):
     prHourlyLimit: take('prHourlyLimit'),
     prConcurrentLimit: take('prConcurrentLimit'),
     paths: take('paths'),
+    roots: take('roots'),
+    namespaces: namespaceMap(problems, value.namespaces),
     freeze: { now: frozen || freeze.now === true, windows: freezeWindows },
     pause: paused || value.pause === true,
     unsupportedNodeSelectors: take('unsupportedNodeSelectors'),

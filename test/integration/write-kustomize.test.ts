@@ -137,8 +137,11 @@ spec:
   containers:
     - {name: app, limits: {memory: null}}
 `);
-    const { edits, errors } = await write();
+    const { plan, edits, errors } = await write();
     expect(edits).toEqual([]);
-    expect(errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/comes from the kustomize patch overlays\/production\/web-memory\.yaml/) })]);
+    // `plan` already refuses it, by container, so `write` has nothing left to refuse.
+    expect(plan.decisions).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(plan.errors).toEqual([expect.objectContaining({ code: 'UnplaceableContainer', object: 'production/Deployment/prod-web container app', message: expect.stringMatching(/comes from the kustomize patch overlays\/production\/web-memory\.yaml/) })]);
   });
 });

@@ -69,7 +69,7 @@ const FIXED: Record<string, string> = { 'apps/cart.yaml': deployment('cart'), 'a
 function planOf(texts: Record<string, string>): Plan {
   const errors: PlanError[] = [];
   const files = new Map<string, ScannedFile>(Object.entries(texts).sort().map(([name, text]) => [name, parseFile(name, text, errors)]));
-  const index = indexRepo('/repo', files, { renderingsOf: () => undefined, isPatch: () => false }, errors);
+  const index = indexRepo('/repo', files, { asWritten: () => true, namespaceOf: () => undefined, renderedNamespaces: () => [], objects: [] }, errors);
   return makePlan({ index, recommendations: index.recommendations, config: CONFIG_DEFAULTS, fleetPaused: false, now: NOW });
 }
 

@@ -121,6 +121,8 @@ describe('an invalid recommendation is refused whole, with its own file and line
   ])('$name → $code at line $line; nothing is planned for the target', async ({ file, code, line, field }) => {
     const plan = await planOf({ 'recs/cart.yaml': file });
     expect(plan.errors).toContainEqual(expect.objectContaining({ code, file: 'recs/cart.yaml', line, field }));
+    // One problem per fault, though the schema and the meaning checks may both see it.
+    expect(plan.errors.filter((e) => e.code === code && e.field === field)).toHaveLength(1);
     expect(plan.decisions).toEqual([]);
   });
 
@@ -179,6 +181,16 @@ describe('hostile files are contained: one error for the file, the run goes on',
     const plan = await planOf({ 'apps/cart.yaml': DEPLOYMENT.replace('labels: {app: cart}}', 'labels: {app: cart}') });
     expect(plan.errors.map((e) => e.code)).toEqual(['YamlSyntax', 'UnparsableObject']);
     expect(plan.errors[1]).toMatchObject({ file: 'recs/cart.yaml', field: 'spec.targetRef', message: expect.stringContaining('is in apps/cart.yaml, which does not parse') });
+    expect(plan.decisions).toEqual([]);
+  });
+
+  it('a broken workload file a kustomize root renders is held in the namespace the root gives it (UnparsableObject)', async () => {
+    const plan = await planOf({
+      'apps/cart.yaml': DEPLOYMENT.replace('namespace: shop, ', '').replace('labels: {app: cart}}', 'labels: {app: cart}'),
+      'apps/kustomization.yaml': 'namespace: shop\nresources: [cart.yaml]\n',
+    });
+    expect(plan.errors.map((e) => e.code)).toEqual(['YamlSyntax', 'UnparsableObject']);
+    expect(plan.errors[1]?.message).toContain('target shop/Deployment/cart is in apps/cart.yaml, which does not parse');
     expect(plan.decisions).toEqual([]);
   });
 

@@ -1,64 +1,138 @@
-// A generated repo for benchmarks: namespaces × workloads, each namespace with a policy holding
-// maintenance and freeze windows, and one recommendation per workload.
+// A generated repo shaped like a real fleet's: multi-document files of Deployments, StatefulSets
+// and DaemonSets, each with its Service and ConfigMap and comments; one namespace in ten rendered
+// by a kustomize overlay over a base that two overlays share; each namespace with a policy
+// holding maintenance and freeze windows, and one recommendation per workload.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface GeneratedRepo {
   workloads: number;
   files: number;
+  documents: number;
+  bytes: number;
 }
 
-function deployment(namespace: string, name: string, i: number): string {
-  return `# ${name}: generated for the benchmark
+export interface RepoShape {
+  namespaces: number;
+  perNamespace: number;
+  /** Workloads per file (with their Services and ConfigMaps); all of a namespace's by default. */
+  perFile?: number;
+  /** One namespace in this many is a kustomize overlay over a shared base (0: none). */
+  kustomizeEvery?: number;
+}
+
+const KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
+const kindOf = (i: number) => KINDS[i % 7 === 0 ? 2 : i % 5 === 0 ? 1 : 0] as (typeof KINDS)[number];
+
+function workload(namespace: string | undefined, name: string, i: number): string {
+  const kind = kindOf(i);
+  const ns = namespace === undefined ? '' : `\n  namespace: ${namespace}`;
+  const replicas = kind === 'DaemonSet' ? '' : `\n  replicas: ${1 + (i % 4)}`;
+  const serviceName = kind === 'StatefulSet' ? `\n  serviceName: ${name}` : '';
+  return `# ${name}: ${kind === 'DaemonSet' ? 'runs on every node' : 'serves the team API'}; owned by the team, resources by kerf
 apiVersion: apps/v1
-kind: Deployment
+kind: ${kind}
 metadata:
-  name: ${name}
-  namespace: ${namespace}
+  name: ${name}${ns}
   labels:
-    app: ${name}
+    app.kubernetes.io/name: ${name}
+    app.kubernetes.io/part-of: shop
     tier: ${i % 3 === 0 ? 'batch' : 'web'}
-spec:
-  replicas: ${1 + (i % 4)}
+  annotations:
+    team.example.com/owner: "platform-${i % 17}"
+spec:${replicas}${serviceName}
   selector:
     matchLabels:
-      app: ${name}
+      app.kubernetes.io/name: ${name}
   template:
     metadata:
       labels:
-        app: ${name}
+        app.kubernetes.io/name: ${name}
+        tier: ${i % 3 === 0 ? 'batch' : 'web'}
     spec:
+      serviceAccountName: ${name}
+      securityContext:
+        runAsNonRoot: true
+        fsGroup: 2000
       containers:
         - name: app
-          image: ghcr.io/example/${name}:1.${i}.0
+          image: ghcr.io/example/${name}:1.${i % 50}.${i % 7}
+          args: ["--port=8080", "--log-format=json"]
           ports:
-            - containerPort: 8080
+            - name: http
+              containerPort: 8080
+          envFrom:
+            - configMapRef:
+                name: ${name}-config
           env:
             - name: LOG_LEVEL
-              value: info
+              value: info # raised to debug while on call
+            - name: POD_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: http
+            periodSeconds: 10
+          livenessProbe:
+            httpGet:
+              path: /livez
+              port: http
+            initialDelaySeconds: 15
           resources:
             requests:
               cpu: ${100 + (i % 9) * 50}m
               memory: ${128 * (1 + (i % 8))}Mi
             limits:
               memory: ${256 * (1 + (i % 8))}Mi
----
-apiVersion: v1
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        - name: tmp
+          emptyDir: {}
+`;
+}
+
+function service(namespace: string | undefined, name: string): string {
+  const ns = namespace === undefined ? '' : `\n  namespace: ${namespace}`;
+  return `apiVersion: v1
 kind: Service
 metadata:
-  name: ${name}
-  namespace: ${namespace}
+  name: ${name}${ns}
+  labels:
+    app.kubernetes.io/name: ${name}
 spec:
   selector:
-    app: ${name}
+    app.kubernetes.io/name: ${name}
   ports:
-    - port: 80
-      targetPort: 8080
+    - name: http
+      port: 80
+      targetPort: http
+`;
+}
+
+function configMap(namespace: string | undefined, name: string, i: number): string {
+  const ns = namespace === undefined ? '' : `\n  namespace: ${namespace}`;
+  return `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}-config${ns}
+data:
+  FEATURE_FLAGS: "checkout-v2,search-${i % 4}"
+  UPSTREAM_URL: http://upstream-${i % 10}.svc.cluster.local
+  settings.yaml: |
+    # read at start
+    cache:
+      ttl: ${30 + (i % 5) * 10}s
+      size: ${64 * (1 + (i % 3))}
 `;
 }
 
 function policy(namespace: string, n: number): string {
-  const strategy = ['in-place', 'rollout', 'deferred'][n % 3];
+  const strategy = ['rollout', 'in-place', 'deferred'][n % 3];
   return `apiVersion: kerf.getkerf.dev/v1alpha1
 kind: RightsizingPolicy
 metadata:
@@ -91,7 +165,7 @@ metadata:
   name: ${name}
   namespace: ${namespace}
 spec:
-  targetRef: {apiVersion: apps/v1, kind: Deployment, name: ${name}}
+  targetRef: {apiVersion: apps/v1, kind: ${kindOf(i)}, name: ${name}}
   containers:
     - name: app
       requests: {cpu: ${50 + (i % 7) * 40}m, memory: ${96 * (1 + (i % 6))}Mi}
@@ -99,21 +173,57 @@ spec:
 `;
 }
 
-export async function generateRepo(root: string, namespaces: number, perNamespace: number): Promise<GeneratedRepo> {
-  let files = 0;
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/** Writes the repo under `root`; the same shape gives the same bytes. */
+export async function generateRepo(root: string, shape: RepoShape): Promise<GeneratedRepo> {
+  const { namespaces, perNamespace } = shape;
+  const perFile = shape.perFile ?? perNamespace;
+  const every = shape.kustomizeEvery ?? 10;
+  const width = String(perNamespace - 1).length;
+  const totals = { files: 0, documents: 0, bytes: 0 };
+  const put = async (path: string, text: string, documents: number) => {
+    await writeFile(path, text);
+    totals.files++;
+    totals.documents += documents;
+    totals.bytes += Buffer.byteLength(text);
+  };
+  const writtenBases = new Set<string>();
   for (let n = 0; n < namespaces; n++) {
-    const namespace = `team-${String(n).padStart(2, '0')}`;
-    const dir = join(root, 'apps', namespace);
+    const namespace = `team-${pad(n, 3)}`;
+    // Two overlays in a row share one base: overlay n renders base ⌊n / every⌋ into its namespace.
+    const kustomized = every > 0 && n % every < 2;
+    const base = `base-${pad(Math.floor(n / Math.max(every, 1)), 3)}`;
+    const dir = kustomized ? join(root, 'overlays', namespace) : join(root, 'apps', namespace);
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'policy.yaml'), policy(namespace, n));
-    const recommendations: string[] = [];
-    for (let i = 0; i < perNamespace; i++) {
-      const name = `svc-${String(i).padStart(3, '0')}`;
-      await writeFile(join(dir, `${name}.yaml`), deployment(namespace, name, i));
-      recommendations.push(recommendation(namespace, name, i));
+    await put(join(dir, 'policy.yaml'), policy(namespace, n), 1);
+    const names = Array.from({ length: perNamespace }, (_, i) => `svc-${pad(i, width)}`);
+    const files: string[] = [];
+    if (!kustomized || !writtenBases.has(base)) {
+      const target = kustomized ? join(root, 'bases', base) : dir;
+      await mkdir(target, { recursive: true });
+      for (let first = 0; first < perNamespace; first += perFile) {
+        const chunk = names.slice(first, first + perFile);
+        const docs = chunk.flatMap((name, k) => {
+          const i = n * perNamespace + first + k;
+          const ns = kustomized ? undefined : namespace;
+          return [workload(ns, name, i), service(ns, name), configMap(ns, name, i)];
+        });
+        const file = `workloads-${pad(first / perFile, 3)}.yaml`;
+        files.push(file);
+        await put(join(target, file), docs.join('---\n'), docs.length);
+      }
+      if (kustomized) {
+        writtenBases.add(base);
+        await put(join(target, 'kustomization.yaml'), `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${files.map((file) => `  - ${file}\n`).join('')}`, 1);
+      }
     }
-    await writeFile(join(dir, 'recommendations.yaml'), recommendations.join('---\n'));
-    files += perNamespace + 2;
+    const recommendations = names.map((name, i) => recommendation(namespace, name, kustomized ? Math.floor(n / every) * every * perNamespace + i : n * perNamespace + i));
+    await put(join(dir, 'recommendations.yaml'), recommendations.join('---\n'), recommendations.length);
+    if (kustomized) {
+      const kustomization = `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${namespace}\nresources:\n  - ../../bases/${base}\n  - policy.yaml\n  - recommendations.yaml\n`;
+      await put(join(dir, 'kustomization.yaml'), kustomization, 1);
+    }
   }
-  return { workloads: namespaces * perNamespace, files };
+  return { workloads: namespaces * perNamespace, ...totals };
 }

@@ -14,6 +14,8 @@ export interface MemoryBenchmark {
   pods: number;
   /** Average bytes of one pod's JSON as the API serves it. */
   podBytes: number;
+  /** RSS of a helper process watching an empty cluster (before the pods are there). */
+  idleMiB: number;
   /** Peak RSS of the helper process (VmHWM) over start, initial list and the updates. */
   peakMiB: number;
   /** RSS once the caches were listed and the first passes ran. */
@@ -219,9 +221,21 @@ function fill(api: KubeApi): { pods: number; podBytes: number } {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** RSS of the helper process watching an empty cluster: what it costs before any pod. */
+async function idleHelperMiB(api: KubeApi, nodeArgs: string[]): Promise<number> {
+  const helper = await startHelperProcess({ kubeconfig: api.kubeconfigPath, nodeArgs });
+  return withHelper(helper, async () => {
+    await until(() => (api.store.get('leases', 'kerf-system', 'kerf-gitops-helper')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === 'bench-helper', 'the idle helper holding its Lease', 30_000, 50);
+    await sleep(2000);
+    return helper.memory().rssMiB;
+  });
+}
+
 export async function benchmarkHelperMemory(nodeArgs: string[] = []): Promise<MemoryBenchmark> {
   const api = await startCluster();
   try {
+    const idleMiB = await idleHelperMiB(api, nodeArgs);
+    api.store.delete('leases', 'kerf-system', 'kerf-gitops-helper');
     const { pods, podBytes } = fill(api);
     const start = performance.now();
     const helper = await startHelperProcess({ kubeconfig: api.kubeconfigPath, startTimeoutMs: 90_000, nodeArgs });
@@ -242,7 +256,7 @@ export async function benchmarkHelperMemory(nodeArgs: string[] = []): Promise<Me
       }
       await sleep(3000);
       const { rssMiB: endMiB, peakMiB } = helper.memory();
-      return { pods, podBytes, peakMiB, listedMiB, endMiB, startMs };
+      return { pods, podBytes, idleMiB, peakMiB, listedMiB, endMiB, startMs };
     });
   } finally {
     await api.close();

@@ -1,5 +1,8 @@
 // `kerf-gitops doctor`: what would silently stop merged changes from landing or windows from
 // holding, each with how to fix it. Pure over the scanned repo, the plan and what GitHub said.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import type { KerfConfig, PlanError, WindowSpec } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { compileWindows, isOpen, nextOpening, type CompiledWindow } from '../rules/window.js';
@@ -194,10 +197,19 @@ function nearestTarget(index: RepoIndex, error: PlanError): string | undefined {
   const same = workloads.find((w) => w.ref.kind === kind && w.ref.name === name);
   const near = same ?? workloads.find((w) => w.ref.kind === kind && w.ref.namespace === namespace && didYouMean(name, [w.ref.name]) !== undefined);
   if (!near) return undefined;
-  const written = index.files.get(near.source.file)?.documents[near.source.document];
+  const written = index.files.get(near.source.file)?.documents[near.source.document] ?? writtenDocument(index, near.source.file, near.source.document);
   const hasNamespace = isObject(written) && isObject(written.metadata) && typeof written.metadata.namespace === 'string';
   const read = hasNamespace ? `in namespace ${near.ref.namespace}` : `with no namespace, read as ${near.ref.namespace}`;
   return `${near.ref.kind}/${near.ref.name} is in ${near.source.file} ${read}`;
+}
+
+/** A document as written: the scan drops the documents it has indexed, so the file is read again. */
+function writtenDocument(index: RepoIndex, file: string, document: number): unknown {
+  try {
+    return parseAllDocuments(readFileSync(join(index.root, file), 'utf8'), { uniqueKeys: false })[document]?.toJS();
+  } catch {
+    return undefined;
+  }
 }
 
 function fromPlanErrors(index: RepoIndex, errors: readonly PlanError[]): Finding[] {

@@ -1,10 +1,12 @@
 // From pull-request decisions to file edits: one change set drives the edit, the commit message,
 // the PR body and the outputs (as in Flux image-automation's result type).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Change, Decision, HelmValuesSource, PlanError, ResourceName, Workload } from '../model/types.js';
 import { editHelmValues } from '../helm/values-edit.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
-import { editResources, EditError, type ResourceEdit } from '../manifests/edit-resources.js';
+import { EditError, ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
 import type { EditErrorCode } from '../manifests/edit-error.js';
 import { KustomizeError, type KustomizeErrorCode } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
@@ -37,32 +39,96 @@ export class UnsupportedSourceError extends Error {
   readonly code = 'UnsupportedSource';
 }
 
-/** Texts as edited so far: a decision's edits see each other's, and land together or not at all. */
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The text an index built in memory (not from a repo on disk) holds for a file. A scanned file
+ * with a broken document keeps its screened text (other documents blanked out), never written back.
+ */
+function heldText(index: RepoIndex, path: string): string | undefined {
+  const scanned = index.files.get(path);
+  return scanned?.broken === undefined ? scanned?.text : undefined;
+}
+
+/** A file as a decision sees it: an editor over its text, and the documents the decision edited. */
+interface Staged {
+  editor: ResourceFileEditor;
+  documents: Map<number, string>;
+}
+
+/**
+ * Files as edited so far. Resource edits of one file share one editor (one parse, one assembly at
+ * the end, however many workloads the file holds); a decision's edits see each other's, and land
+ * together or not at all.
+ */
 class Workspace {
-  private readonly pending = new Map<string, string>();
-  constructor(private readonly read: (path: string) => string | undefined) {}
+  private readonly committed = new Map<string, ResourceFileEditor>();
+  private staged = new Map<string, Staged>();
+  constructor(
+    private readonly read: (path: string) => string | undefined,
+    /** How many documents the scan found in a file, so its editor parses only those it edits. */
+    private readonly documentCount: (path: string) => number | undefined,
+  ) {}
+
+  private stage(path: string): Staged | undefined {
+    let staged = this.staged.get(path);
+    if (!staged) {
+      let editor = this.committed.get(path);
+      if (!editor) {
+        const text = this.read(path);
+        if (text === undefined) return undefined;
+        editor = new ResourceFileEditor(text, path, this.documentCount(path));
+        this.committed.set(path, editor);
+      }
+      staged = { editor, documents: new Map() };
+      this.staged.set(path, staged);
+    }
+    return staged;
+  }
+
+  editDocument(file: string, target: DocumentTarget, edits: ResourceEdit[]): void {
+    const staged = this.stage(file);
+    if (!staged) throw new UnsupportedSourceError(`${file}: not found in the scanned repo`);
+    staged.documents.set(target.document, staged.editor.edit(target, edits, staged.documents.get(target.document)));
+  }
 
   text(path: string): string | undefined {
-    return this.pending.get(path) ?? this.read(path);
+    const staged = this.stage(path);
+    return staged?.editor.render(staged.documents);
   }
 
   write(path: string, text: string): void {
-    this.pending.set(path, text);
+    this.staged.set(path, { editor: new ResourceFileEditor(text, path), documents: new Map() });
   }
 
-  entries(): IterableIterator<[string, string]> {
-    return this.pending.entries();
+  /** Keeps the current decision's edits; `discard` drops them. */
+  commit(): void {
+    for (const [path, { editor, documents }] of this.staged) {
+      for (const [document, slice] of documents) editor.commit(document, slice);
+      this.committed.set(path, editor);
+    }
+    this.staged = new Map();
+  }
+
+  discard(): void {
+    this.staged = new Map();
+  }
+
+  /** Every file a committed decision touched, with its text now. */
+  *results(): IterableIterator<[string, string]> {
+    for (const [path, editor] of this.committed) yield [path, editor.render()];
   }
 }
 
 function toResourceEdits(changes: readonly Change[]): ResourceEdit[] {
   return changes.map(({ container, field, to }) => ({ container, field, to }));
-}
-
-function editDocument(work: Workspace, file: string, target: { document: number; kind: string; name: string }, edits: ResourceEdit[]): void {
-  const text = work.text(file);
-  if (text === undefined) throw new UnsupportedSourceError(`${file}: not found in the scanned repo`);
-  work.write(file, editResources(text, target, edits, file));
 }
 
 function editHelm(work: Workspace, source: HelmValuesSource, edits: ResourceEdit[]): void {
@@ -135,7 +201,7 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
     overlays.set(path, entry);
   }
   for (const { decision, changes: documentChanges } of documents.values()) {
-    editDocument(work, decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
+    work.editDocument(decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
   }
   for (const [path, { decision, containers }] of overlays) {
     work.write(path, renderOverlayPatch(work.text(path), decision.target, [...containers.values()], { order: decision.order, file: path }));
@@ -151,7 +217,13 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
  * others go on.
  */
 export function planEdits(index: RepoIndex, decisions: readonly Decision[]): EditPlan {
-  const texts = new Map<string, string>();
+  // The scan keeps no texts: the files to edit are read again, as they are now.
+  const originals = new Map<string, string | undefined>();
+  const read = (path: string): string | undefined => {
+    if (!originals.has(path)) originals.set(path, index.files.has(path) ? (readText(join(index.root, path)) ?? heldText(index, path)) : undefined);
+    return originals.get(path);
+  };
+  const work = new Workspace(read, (path) => index.files.get(path)?.documents.length);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
   for (const proposed of decisions) {
@@ -163,19 +235,19 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
       errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
     }
     // A container whose edit is refused is left out and the rest tried again: one bad container
-    // never costs the recommendation's others.
+    // never costs the recommendation's others. A failed try's staged edits are discarded.
     let changes = placed;
     while (changes.length > 0) {
       const decision = changes.length === proposed.changes.length ? proposed : { ...proposed, changes };
-      const work = new Workspace((path) => texts.get(path) ?? index.files.get(path)?.text);
       try {
         if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
         else if (workload.helm) editHelm(work, workload.helm, toResourceEdits(decision.changes));
-        else editDocument(work, workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
-        for (const [path, text] of work.entries()) texts.set(path, text);
+        else work.editDocument(workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
+        work.commit();
         applied.push(decision);
         break;
       } catch (error) {
+        work.discard();
         if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
         errors.push({
           code: error.code,
@@ -190,8 +262,8 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
       }
     }
   }
-  const edits = [...texts]
-    .map(([path, after]) => ({ path, before: index.files.get(path)?.text ?? '', after }))
+  const edits = [...work.results()]
+    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
     .filter((edit) => edit.before !== edit.after);
   return { edits, applied, errors };
 }

@@ -74,7 +74,7 @@ async function mappedWorkload(index: RepoIndex, mapping: HelmMapping): Promise<W
   });
   const replicas = mapping.replicas === undefined ? undefined : valueAt(values, mapping.replicas.split('.'));
   if (replicas !== undefined && typeof replicas !== 'number') throw new MappingError('HelmValuesPathNotFound', `replicas: ${mapping.replicas} in the ${source.owner} values is not a number`, source.file);
-  const line = index.files.get(source.file)?.lines[source.document];
+  const line = heldFile(index, source.file)?.lines[source.document];
   return {
     ref: { namespace: mapping.workload.namespace, kind: mapping.workload.kind as WorkloadKind, name: mapping.workload.name },
     labels: mapping.labels ?? {},
@@ -96,7 +96,7 @@ function quantities(resources: unknown, group: 'requests' | 'limits'): Record<st
 
 /** The plain values: the mapping at the path, or the YAML the embedded string holds. */
 function readValues(index: RepoIndex, source: HelmValuesSource): unknown {
-  const document = index.files.get(source.file)?.documents[source.document];
+  const document = heldFile(index, source.file)?.documents[source.document];
   const at = valueAt(document, source.valuesPath);
   // kerf edits values, it does not create them: with no mapping to add `resources` to, the workload is held.
   if (!source.embedded) {
@@ -168,18 +168,40 @@ async function findObject(index: RepoIndex, path: string, kind: string, name: st
   return { document, object: file.documents[document] as Json };
 }
 
-/** A file of the repo, read once: the scan skips values files and HelmReleases it has no use for. */
+/**
+ * Files read again whole for Helm, by index: the scan drops file texts and screens out documents of
+ * kinds it has no use for (a ConfigMap or Secret a HelmRelease takes values from), so its entry may
+ * lack the document wanted. Kept beside the scan's entries, which others rely on as they are.
+ */
+const wholeFiles = new WeakMap<RepoIndex, Map<string, ScannedFile>>();
+
+/** The file as Helm reads it: read again whole when it was, else the scan's entry. */
+function heldFile(index: RepoIndex, path: string): ScannedFile | undefined {
+  return wholeFiles.get(index)?.get(path) ?? index.files.get(path);
+}
+
+/** A file of the repo, read once whole: the scan skips values files and screens out documents it has no use for. */
 async function repoFile(index: RepoIndex, path: string): Promise<ScannedFile> {
+  let whole = wholeFiles.get(index);
+  if (!whole) wholeFiles.set(index, (whole = new Map()));
+  const cached = whole.get(path);
+  if (cached) return refuseBroken(cached, path);
   const known = index.files.get(path);
-  if (known) return refuseBroken(known, path);
+  // A document that did not parse stays broken whole; an index built in memory keeps the text it has.
+  if (known && (known.broken !== undefined || known.text !== undefined)) return refuseBroken(known, path);
   if (isAbsolute(path) || normalize(path).split(/[\\/]/)[0] === '..') throw new MappingError('HelmValuesNotFound', `${path} is outside the repo`);
   const bytes = await readFile(join(index.root, path)).catch(() => undefined);
-  if (!bytes) throw new MappingError('HelmValuesNotFound', `${path} is not a file of the repo`, path);
+  if (!bytes) {
+    if (known) return refuseBroken(known, path);
+    throw new MappingError('HelmValuesNotFound', `${path} is not a file of the repo`, path);
+  }
   const errors: PlanError[] = [];
   const text = decodeUtf8(path, bytes, errors);
   if (text === undefined) throw new MappingError('InvalidHelmValues', errors[0]?.message ?? `${path} is not UTF-8`, path);
   const scanned = parseFile(path, text, errors);
-  index.files.set(path, scanned);
+  whole.set(path, scanned);
+  // A file the scan skipped joins the index (edits read the files it lists); a known entry stays as the scan made it.
+  if (!known) index.files.set(path, scanned);
   return refuseBroken(scanned, path);
 }
 

@@ -3,7 +3,7 @@
 // the parsed nodes' ranges and never re-serializes a document; every result is re-parsed and
 // compared with the original before it is returned.
 import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, parseDocument } from 'yaml';
-import type { Document, Node, Pair, YAMLMap } from 'yaml';
+import type { Document, Node, Pair, YAMLError, YAMLMap } from 'yaml';
 import type { ResourceField } from '../model/types.js';
 import { parseQuantity, QuantityError } from '../rules/quantity.js';
 import { EditError } from './edit-error.js';
@@ -13,7 +13,8 @@ import { expandAlias, fillEmpty, insertIntoMap, removePair, replaceValue } from 
 import type { NewEntry, OpContext } from './edit-map-ops.js';
 import { applySplices, detectEol, renderScalar } from './edit-text.js';
 import type { QuoteStyle, Splice } from './edit-text.js';
-import { documentsJs, findEditProblem } from './edit-verify.js';
+import { findEditProblem } from './edit-verify.js';
+import { documentBounds } from './screen.js';
 import { aliasTargets, detectIndentStep, findPair, hasNestedAnchors, isEmptyValue, PARSE_OPTIONS, quoteStyleOf } from './edit-yaml.js';
 
 export { EditError } from './edit-error.js';
@@ -59,52 +60,142 @@ const GROUPS = ['requests', 'limits'] as const;
  * return text that does not re-parse to exactly the requested change.
  */
 export function editResources(text: string, target: DocumentTarget, edits: ResourceEdit[], file: string, locator: ContainerLocator = POD_TEMPLATE): string {
-  const object = `${target.kind}/${target.name}`;
-  const docs = parseAllDocuments(text, PARSE_OPTIONS);
-  const broken = docs.find((doc) => doc.errors.length > 0);
-  if (broken) {
-    const error = broken.errors[0];
-    const line = error?.linePos?.[0]?.line;
-    throw new EditError('InvalidYaml', { file, object }, `does not parse${line ? ` at line ${line}` : ''}: ${error?.message.split('\n')[0]}`);
-  }
-  const doc = docs[target.document];
-  if (!doc) throw new EditError('DocumentMismatch', { file, object }, `has no document ${target.document} (it has ${docs.length})`);
-  const kind: unknown = doc.get('kind');
-  const name: unknown = doc.getIn(['metadata', 'name']);
-  if (locator.identified && (kind !== target.kind || name !== target.name)) {
-    throw new EditError('DocumentMismatch', { file, object }, `document ${target.document} is ${String(kind)}/${String(name)}`);
-  }
-  const before = documentsJs(docs);
-  for (const edit of edits) {
-    if (edit.to === null) continue;
-    const subject = { file, object, container: edit.container, field: edit.field };
-    // A request or limit below zero is no resource amount; the API server would refuse the manifest.
-    if (quantity(edit.to, subject).compare(ZERO) < 0) throw new EditError('InvalidQuantity', subject, `${edit.to} is negative`);
-  }
-  const effective = checkEdits(before[target.document], edits, { file, object }, locator);
+  const editor = new ResourceFileEditor(text, file);
+  editor.commit(target.document, editor.edit(target, edits, undefined, locator));
+  return editor.render();
+}
 
-  // The slice edited and re-parsed on its own starts where the previous document ends, so the
-  // directives (`%TAG`) of this document come along.
-  const start = docs[target.document - 1]?.range[2] ?? 0;
-  const end = doc.range[2];
-  const eol = detectEol(text);
-  // New values copy the quoting the file had, not quoting an earlier edit of this call chose.
-  const styles = new Map<string, QuoteStyle>();
-  for (const edit of effective) {
-    const subject = { file, object, container: edit.container };
-    if (!styles.has(edit.container)) styles.set(edit.container, newValueStyle(locator.nodes(doc, edit.container, subject).container));
-  }
-  const settingsOf = (edit: ResourceEdit): EditSettings => ({
-    subject: { file, object, container: edit.container, field: edit.field },
-    locator,
-    eol,
-    style: styles.get(edit.container) ?? 'PLAIN',
-  });
-  const edited = editAtOnce(doc, text, effective, settingsOf) ?? editOneByOne(text, start, end, effective, settingsOf);
+/**
+ * All the resource edits of one file on one parse: each document is edited as its own slice of
+ * the text (from where the previous document ends, so its directives come along, to its own end),
+ * verified on a parse of that slice alone, and the file is put together in one pass at the end.
+ * The cost is one parse of the file plus one of each edited document, however many edits.
+ */
+export class ResourceFileEditor {
+  private layout?: Layout;
+  private eol?: string;
+  private readonly slices = new Map<number, string>();
 
-  const problem = findEditProblem(before, edited, target.document, edits, locator.js);
-  if (problem) throw new EditError('VerifyFailed', { file, object }, problem);
-  return edited;
+  /**
+   * `documents`: how many documents the scan found in `text`. When the markers split the text
+   * into as many, only the documents edited are parsed; otherwise the whole text is.
+   */
+  constructor(
+    readonly text: string,
+    readonly file: string,
+    private readonly documents?: number,
+  ) {}
+
+  private documentLayout(): Layout {
+    if (!this.layout) {
+      const bounds = this.documents === undefined ? undefined : documentBounds(this.text);
+      if (bounds && bounds.length === this.documents) this.layout = { bounds };
+      else {
+        const docs = parseAllDocuments(this.text, PARSE_OPTIONS) as Document.Parsed[];
+        const broken = docs.find((doc) => doc.errors.length > 0)?.errors[0];
+        this.layout = { bounds: docs.map((doc, i) => ({ start: docs[i - 1]?.range[2] ?? 0, end: doc.range[2] })), docs, ...(broken && { broken }) };
+      }
+    }
+    return this.layout;
+  }
+
+  /** The new text of document `target.document` after `edits`, on top of `current` (its text as edited so far, if it was); commits nothing. `locator` finds the containers (a pod template unless told). */
+  edit(target: DocumentTarget, edits: ResourceEdit[], current = this.slices.get(target.document), locator: ContainerLocator = POD_TEMPLATE): string {
+    const { file } = this;
+    const object = `${target.kind}/${target.name}`;
+    const layout = this.documentLayout();
+    const invalid = (error: YAMLError) => {
+      const line = error.linePos?.[0]?.line;
+      return new EditError('InvalidYaml', { file, object }, `does not parse${line ? ` at line ${line}` : ''}: ${error.message.split('\n')[0]}`);
+    };
+    if (layout.broken) throw invalid(layout.broken);
+    const bounds = layout.bounds[target.document];
+    const original = layout.docs?.[target.document];
+    if (!bounds) throw new EditError('DocumentMismatch', { file, object }, `has no document ${target.document} (it has ${layout.bounds.length})`);
+    // An edited document was verified to parse as one document on its own.
+    const source =
+      current !== undefined
+        ? sliceSource(current)
+        : original
+          ? { text: this.text, doc: original, ...bounds }
+          : sliceSource(this.text.slice(bounds.start, bounds.end));
+    if (!source) throw new EditError('InvalidYaml', { file, object }, `document ${target.document} does not parse as one document on its own`);
+    const { doc } = source;
+    const [error] = doc.errors;
+    if (error) throw invalid(error);
+    const kind: unknown = doc.get('kind');
+    const name: unknown = doc.getIn(['metadata', 'name']);
+    if (locator.identified && (kind !== target.kind || name !== target.name)) {
+      throw new EditError('DocumentMismatch', { file, object }, `document ${target.document} is ${String(kind)}/${String(name)}`);
+    }
+    const before: unknown = doc.toJS({ maxAliasCount: -1 });
+    for (const edit of edits) {
+      if (edit.to === null) continue;
+      const subject = { file, object, container: edit.container, field: edit.field };
+      // A request or limit below zero is no resource amount; the API server would refuse the manifest.
+      if (quantity(edit.to, subject).compare(ZERO) < 0) throw new EditError('InvalidQuantity', subject, `${edit.to} is negative`);
+    }
+    const effective = checkEdits(before, edits, { file, object }, locator);
+
+    this.eol ??= detectEol(this.text);
+    const eol = this.eol;
+    // New values copy the quoting the file had, not quoting an earlier edit of this call chose.
+    const styles = new Map<string, QuoteStyle>();
+    for (const edit of effective) {
+      const subject = { file, object, container: edit.container };
+      if (!styles.has(edit.container)) styles.set(edit.container, newValueStyle(locator.nodes(doc, edit.container, subject).container));
+    }
+    const settingsOf = (edit: ResourceEdit): EditSettings => ({
+      subject: { file, object, container: edit.container, field: edit.field },
+      locator,
+      eol,
+      style: styles.get(edit.container) ?? 'PLAIN',
+    });
+    const edited = editAtOnce(doc, source, effective, settingsOf) ?? editOneByOne(source.text.slice(source.start, source.end), effective, settingsOf);
+
+    const problem = findEditProblem([before], parseAllDocuments(edited, PARSE_OPTIONS), 0, edits, locator.js);
+    if (problem) throw new EditError('VerifyFailed', { file, object }, problem);
+    return edited;
+  }
+
+  /** Keeps `slice` (from `edit`) as the text of document `document`. */
+  commit(document: number, slice: string): void {
+    this.slices.set(document, slice);
+  }
+
+  /** The text with every committed document, and those of `pending`, in place, put together in one pass. */
+  render(pending: ReadonlyMap<number, string> = new Map()): string {
+    if (this.slices.size === 0 && pending.size === 0) return this.text;
+    const { bounds } = this.documentLayout();
+    const slices = new Map([...this.slices, ...pending]);
+    let out = '';
+    let at = 0;
+    for (const [document, slice] of [...slices].sort(([a], [b]) => a - b)) {
+      const { start, end } = bounds[document] as Bounds;
+      out += this.text.slice(at, start) + slice;
+      at = end;
+    }
+    return out + this.text.slice(at);
+  }
+}
+
+interface Bounds {
+  start: number;
+  end: number;
+}
+
+/** Each document's bytes; with `docs` when the whole text was parsed. */
+interface Layout {
+  bounds: Bounds[];
+  docs?: Document.Parsed[];
+  broken?: YAMLError;
+}
+
+/** One document's text, parsed on its own; undefined when it holds other than one document. */
+function sliceSource(text: string): { text: string; doc: Document; start: number; end: number } | undefined {
+  const docs = parseAllDocuments(text, PARSE_OPTIONS) as Document[];
+  const [doc] = docs;
+  return doc && docs.length === 1 ? { text, doc, start: 0, end: text.length } : undefined;
 }
 
 /**
@@ -159,11 +250,17 @@ interface EditSettings {
 }
 
 /**
- * Plans every edit on the parse the caller already has and splices them in one go; undefined when
+ * Plans every edit on the parse the caller already has and splices them into the document's slice
+ * `[start, end)` of `text` in one go; undefined when
  * an edit needs an alias copied first or two edits touch the same spot (then each is planned on a
  * fresh parse of the text the previous one left).
  */
-function editAtOnce(doc: Document, text: string, edits: readonly ResourceEdit[], settingsOf: (edit: ResourceEdit) => EditSettings): string | undefined {
+function editAtOnce(
+  doc: Document,
+  { text, start, end }: { text: string; start: number; end: number },
+  edits: readonly ResourceEdit[],
+  settingsOf: (edit: ResourceEdit) => EditSettings,
+): string | undefined {
   // Two edits of one field depend on each other's outcome.
   if (new Set(edits.map((edit) => `${edit.container}\u0000${edit.field}`)).size < edits.length) return undefined;
   const splices: Splice[] = [];
@@ -174,13 +271,13 @@ function editAtOnce(doc: Document, text: string, edits: readonly ResourceEdit[],
   }
   const ordered = splices.sort((a, b) => a.start - b.start || a.end - b.end);
   if (ordered.some((splice, i) => i > 0 && splice.start <= (ordered[i - 1] as Splice).end)) return undefined;
-  return applySplices(text, ordered);
+  return applySplices(text, ordered, start, end);
 }
 
-function editOneByOne(text: string, start: number, end: number, edits: readonly ResourceEdit[], settingsOf: (edit: ResourceEdit) => EditSettings): string {
-  let slice = text.slice(start, end);
-  for (const edit of edits) slice = applyEdit(slice, edit, settingsOf(edit));
-  return text.slice(0, start) + slice + text.slice(end);
+function editOneByOne(slice: string, edits: readonly ResourceEdit[], settingsOf: (edit: ResourceEdit) => EditSettings): string {
+  let edited = slice;
+  for (const edit of edits) edited = applyEdit(edited, edit, settingsOf(edit));
+  return edited;
 }
 
 function applyEdit(slice: string, edit: ResourceEdit, settings: EditSettings): string {

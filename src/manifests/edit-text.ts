@@ -11,17 +11,21 @@ export interface Splice {
 
 export type QuoteStyle = 'PLAIN' | 'QUOTE_SINGLE' | 'QUOTE_DOUBLE';
 
-/** Applies non-overlapping splices; overlapping ones mean a planning bug, so they throw. */
-export function applySplices(text: string, splices: readonly Splice[]): string {
+/**
+ * Applies non-overlapping splices to `text[from, to)` and returns that part, edited; overlapping
+ * splices, or ones outside the part, mean a planning bug, so they throw.
+ */
+export function applySplices(text: string, splices: readonly Splice[], from = 0, to = text.length): string {
   const ordered = [...splices].sort((a, b) => a.start - b.start || a.end - b.end);
   let out = '';
-  let at = 0;
+  let at = from;
   for (const splice of ordered) {
     if (splice.start < at) throw new RangeError(`overlapping splices at offset ${splice.start}`);
+    if (splice.end > to) throw new RangeError(`a splice at offset ${splice.start} ends past ${to}`);
     out += text.slice(at, splice.start) + splice.text;
     at = splice.end;
   }
-  return out + text.slice(at);
+  return out + text.slice(at, to);
 }
 
 /** The file's own line ending, judged by its first line break. */

@@ -4,22 +4,20 @@ import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { applyChangesJs, cloneTree, findContainerJs, pruneEmpty, readField, stringifyFields } from './edit-js.js';
 import type { FieldChange } from './edit-js.js';
-import { PARSE_OPTIONS } from './edit-yaml.js';
 
 /** `toJS()` of every document of a file, for comparisons. */
 export function documentsJs(docs: ReturnType<typeof parseAllDocuments>): unknown[] {
   return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }));
 }
 
-/** What is wrong with `edited` as the result of `changes` on document `index` of `before`; undefined when nothing is. */
+/** What is wrong with `docs` (the edited text, parsed) as the result of `changes` on document `index` of `before`; undefined when nothing is. */
 export function findEditProblem(
   before: readonly unknown[],
-  edited: string,
+  docs: ReturnType<typeof parseAllDocuments>,
   index: number,
   changes: readonly FieldChange[],
   findContainer: (document: unknown, name: string) => Record<string, unknown> | undefined = findContainerJs,
 ): string | undefined {
-  const docs = parseAllDocuments(edited, PARSE_OPTIONS);
   const error = docs.flatMap((doc) => doc.errors)[0];
   if (error) return `the edited text does not parse: ${error.message.split('\n')[0]}`;
   const after = documentsJs(docs);

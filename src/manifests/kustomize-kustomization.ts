@@ -1,10 +1,11 @@
 import { posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KustomizeWarning } from './kustomize-error.js';
+import { WORKLOAD_KINDS } from '../model/types.js';
 
-/** One YAML file of the repo as the scanner read it: its text and `toJS()` of each document. */
+/** One YAML file of the repo as the scanner read it: `toJS()` of each document (the repo scan keeps no text). */
 export interface ParsedYamlFile {
-  text: string;
+  text?: string;
   documents: unknown[];
 }
 /** Repo-relative POSIX path → parsed file. Kustomization files named `Kustomization` belong here too. */
@@ -217,11 +218,29 @@ function generatedObject(entry: unknown, kind: GeneratedObject['kind']): Generat
   return [{ kind, name: entry['name'], behavior, ...(namespace === undefined ? {} : { namespace }) }];
 }
 
+const WORKLOAD_KIND_NAMES = new Set<string>(WORKLOAD_KINDS);
+
+/** A kind that names no workload kind (no kind means every kind). */
+function notAWorkload(selector: unknown): boolean {
+  return isRecord(selector) && typeof selector['kind'] === 'string' && !WORKLOAD_KIND_NAMES.has(selector['kind']);
+}
+
+/**
+ * Whether the transformer's config says it touches no workload: every `fieldSpecs` entry, or the
+ * patch `target`, names another kind (a prefix for RoleBinding subjects renames no Deployment).
+ */
+function sparesWorkloads(config: Record<string, unknown>): boolean {
+  const specs = config['fieldSpecs'];
+  if (Array.isArray(specs)) return specs.length > 0 && specs.every(notAWorkload);
+  if ('target' in config) return notAWorkload(config['target']);
+  return false;
+}
+
 function checkTransformer(entry: string, ctx: EntryContext): void {
   const path = localPath(entry, 'transformers', ctx);
   const configs = path === undefined ? [] : (ctx.files.get(path)?.documents.filter(isRecord) ?? []);
   for (const config of configs) {
-    if (typeof config['kind'] === 'string' && RENAMING_TRANSFORMERS.has(config['kind'])) {
+    if (typeof config['kind'] === 'string' && RENAMING_TRANSFORMERS.has(config['kind']) && !sparesWorkloads(config)) {
       ctx.warnings.push({ code: 'unsupported-transformer', file: ctx.file, message: `${ctx.file}: transformer ${entry} (${config['kind']}) is not modelled; names, namespaces or resources may differ` });
     }
   }

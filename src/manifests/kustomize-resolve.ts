@@ -124,16 +124,45 @@ function patchWriter(applied: AppliedPatch, container: string, init: boolean, fi
   return { source, candidate: { file: patch.file, document: applied.document } };
 }
 
-/** Every (root, object) a document contributes to, as the resource or as a patch. */
-function fanOut(graph: KustomizeGraph, file: string, document: number): { root: string; object: RenderedObject }[] {
-  const feeds: { root: string; object: RenderedObject }[] = [];
+interface Rendered {
+  root: string;
+  object: RenderedObject;
+}
+
+/** The renderings looked up by object and by the documents feeding them, built once per graph (one scan of it, not one per field). */
+interface RenderingIndex {
+  byTarget: Map<string, Rendered[]>;
+  byDocument: Map<string, Rendered[]>;
+}
+const indexes = new WeakMap<KustomizeGraph, RenderingIndex>();
+const targetKey = (kind: string, namespace: string, name: string) => `${kind}\u0000${namespace}\u0000${name}`;
+const documentKey = (file: string, document: number) => `${file}\u0000${document}`;
+
+function renderingIndex(graph: KustomizeGraph): RenderingIndex {
+  let index = indexes.get(graph);
+  if (index) return index;
+  index = { byTarget: new Map(), byDocument: new Map() };
+  const add = (map: Map<string, Rendered[]>, key: string, rendered: Rendered) => {
+    const list = map.get(key);
+    if (list) {
+      if (list.at(-1) !== rendered) list.push(rendered);
+    } else map.set(key, [rendered]);
+  };
   for (const [root, objects] of graph.renderings) {
     for (const object of objects) {
-      const asResource = !object.origin.generated && object.origin.file === file && object.origin.document === document;
-      if (asResource || object.patches.some((p) => p.patch.file === file && p.document === document)) feeds.push({ root, object });
+      const rendered = { root, object };
+      add(index.byTarget, targetKey(object.id.kind, object.id.namespace ?? 'default', object.id.name), rendered);
+      if (!object.origin.generated) add(index.byDocument, documentKey(object.origin.file, object.origin.document), rendered);
+      for (const p of object.patches) if (p.patch.file !== undefined) add(index.byDocument, documentKey(p.patch.file, p.document), rendered);
     }
   }
-  return feeds;
+  indexes.set(graph, index);
+  return index;
+}
+
+/** Every (root, object) a document contributes to, as the resource or as a patch, in rendering order. */
+function fanOut(graph: KustomizeGraph, file: string, document: number): Rendered[] {
+  return renderingIndex(graph).byDocument.get(documentKey(file, document)) ?? [];
 }
 
 function documentIdentity(graph: KustomizeGraph, file: string, document: number): { kind: string; name: string } {
@@ -211,11 +240,7 @@ function decide(graph: KustomizeGraph, root: string, object: RenderedObject, las
  * them (the last writer wins), and where kerf should write a new value.
  */
 export function resolveResourceSource(graph: KustomizeGraph, target: ObjectRef, container: string, field: ResourceField, options: ResolveOptions = {}): Resolution {
-  const matches = [...graph.renderings].flatMap(([root, objects]) =>
-    objects
-      .filter((o) => o.id.kind === target.kind && o.id.name === target.name && (o.id.namespace ?? 'default') === target.namespace)
-      .map((object) => ({ root, object })),
-  );
+  const matches = renderingIndex(graph).byTarget.get(targetKey(target.kind, target.namespace, target.name)) ?? [];
   const chosen = options.root === undefined ? matches : matches.filter((m) => m.root === options.root);
   const label = `${target.kind} ${target.namespace}/${target.name}`;
   const [first] = chosen;

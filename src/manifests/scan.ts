@@ -1,6 +1,7 @@
 // Walks a repo once, parses every YAML file once, and indexes what the rules need.
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type {
   HorizontalPodAutoscaler,
@@ -14,18 +15,25 @@ import type {
 import { workloadFromObject } from '../model/workload.js';
 import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
-import { documentLocator } from '../model/yaml-locate.js';
+import { documentLocator, type Locator } from '../model/yaml-locate.js';
 import type { HelmIndex } from '../helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
+import { SCANNED_KINDS, screenDocuments } from './screen.js';
 
 export interface ScannedFile {
-  text: string;
-  /** toJS() of each YAML document, in order; null for a document that did not parse. */
+  /** The text parsed; the repo scan drops it (edits read the few files they touch again). */
+  text?: string;
+  /**
+   * toJS() of each YAML document, in order; null for a document that did not parse, was screened
+   * out by its kind, or, outside kustomize renderings, is held by the index as what it is.
+   */
   documents: unknown[];
   /** 1-based first line of each document. */
   lines: number[];
   /** The parse error of each document that did not parse, by document index. */
   broken?: Map<number, PlanError>;
+  /** A kustomization names it (or may: every word of its text is taken as a path): read whole, its documents kept. */
+  named?: boolean;
 }
 
 export interface RepoIndex {
@@ -77,15 +85,6 @@ export interface RenderingView {
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
-/**
- * Cheap screening: a file that names none of these kinds, and not kerf's API group (a misspelt
- * kind of kerf's must still be reported), cannot matter to the plan.
- */
-const INTERESTING = /\bkind:\s*["']?(Deployment|StatefulSet|DaemonSet|PodDisruptionBudget|HorizontalPodAutoscaler|RightsizingPolicy|RightsizingRecommendation|Kustomization|Component|Application|ApplicationSet|AppProject|HelmRelease)\b|kerf\.getkerf\.dev/;
-
-/** A JSON 6902 patch file names no kind, yet can change a workload's identity or resources. */
-const JSON6902_PATCH = /^\s*-\s*\{?\s*["']?op["']?\s*:/m;
-
 /** An HPA's CPU utilisation target, from autoscaling/v2 `metrics` or v1 `targetCPUUtilizationPercentage`. */
 function cpuTarget(spec: Record<string, unknown>): { cpuTargetUtilization?: number } {
   if (typeof spec.targetCPUUtilizationPercentage === 'number') return { cpuTargetUtilization: spec.targetCPUUtilizationPercentage };
@@ -124,12 +123,43 @@ export async function readRepoFiles(root: string): Promise<{ files: Map<string, 
   names.sort();
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];
-  for (const name of names) {
+  const kustomizations = new Map<string, string>();
+  for (const name of names.filter(isKustomizationFile)) {
     const text = decodeUtf8(name, await readFile(join(root, name)), errors);
-    if (text === undefined || (!isKustomizationFile(name) && !INTERESTING.test(text) && !JSON6902_PATCH.test(text))) continue;
-    files.set(name, parseFile(name, text, errors));
+    if (text !== undefined) kustomizations.set(name, text);
+  }
+  const included = namedByKustomizations(kustomizations);
+  for (const name of names) {
+    if (isKustomizationFile(name) && !kustomizations.has(name)) continue; // not UTF-8: reported above
+    const text = kustomizations.get(name) ?? decodeUtf8(name, await readFile(join(root, name)), errors);
+    if (text === undefined) continue;
+    // What kustomize may render is read whole: its Services and ConfigMaps are objects of the rendering too.
+    // Elsewhere a document is parsed when its kind is one the scan reads, near one of kerf's (to report
+    // the misspelling), or it names kerf's API group; a document parsed is checked in full (duplicate
+    // keys, alias bombs), and the whole file's bytes were checked as UTF-8 above.
+    // A JSON 6902 patch (a list, no `kind`) is kept by the screen too, as is any document whose kind it cannot tell.
+    const whole = kustomizations.has(name) || included.has(name);
+    const screened = whole ? text : screenDocuments(text, SCREENED_KINDS, API_GROUP);
+    if (screened === undefined) continue;
+    const { documents, lines, broken } = parseFile(name, screened, errors);
+    // The text stays only for a file with a document that does not parse: a guess at what it holds.
+    files.set(name, { documents, lines, ...(broken && { broken, text: screened }), ...(whole && { named: true }) });
   }
   return { files, errors };
+}
+
+/**
+ * The repo paths kustomizations mention, each word of their text taken as a path from the
+ * kustomization's directory: a superset of the files they include (resources, patches, components
+ * are all named so).
+ */
+function namedByKustomizations(kustomizations: ReadonlyMap<string, string>): Set<string> {
+  const named = new Set<string>();
+  for (const [file, text] of kustomizations) {
+    const dir = posix.dirname(file);
+    for (const token of text.split(/[\s"',[\]{}]+/)) if (token !== '') named.add(posix.join(dir, token));
+  }
+  return named;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -163,7 +193,7 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return low;
 }
 
-export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile {
+export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile & { text: string } {
   const lineCounter = new LineCounter();
   const documents: unknown[] = [];
   const lines: number[] = [];
@@ -253,8 +283,11 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
       const at = view.namespaceOf(file);
       const namespace = at !== undefined && (at.force || own === undefined) ? at.namespace : (own ?? 'default');
       const line = scanned.lines[document] ?? 1;
-      const workload = addObject(index, doc, { namespace, name: String(meta.name ?? '') }, file, document, line);
-      if (workload) define(workload, { where: file, file, line });
+      const added = addObject(index, doc, { namespace, name: String(meta.name ?? '') }, file, document, line);
+      if (typeof added === 'object') define(added, { where: file, file, line });
+      // Memory bounded by the fleet, not the repo's bytes: what the index now holds is not kept
+      // twice. Kustomize resolves the documents of files a kustomization names again, so those stay.
+      if (added !== undefined && !scanned.named && view.renderedNamespaces(file).length === 0) scanned.documents[document] = null;
     });
   }
   for (const object of view.objects) {
@@ -264,7 +297,7 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     const line = scanned?.lines[object.document] ?? 1;
     const ref = { namespace: object.namespace ?? 'default', name: object.name, root: object.root };
     const workload = addObject(index, doc, ref, object.file, object.document, line);
-    if (!workload) continue;
+    if (typeof workload !== 'object') continue;
     workload.containers.push(...object.addedContainers.filter((added) => !workload.containers.some((c) => c.name === added.name)));
     if (object.unmodelled !== undefined) {
       const { ref } = workload;
@@ -300,7 +333,7 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
 /** The text of one document, for a guess at what a document that does not parse holds. */
 function documentText(scanned: ScannedFile, document: number): string {
   const starts = scanned.lines;
-  const all = scanned.text.split('\n');
+  const all = (scanned.text ?? '').split('\n');
   return all.slice((starts[document] ?? 1) - 1, (starts[document + 1] ?? all.length + 1) - 1).join('\n');
 }
 
@@ -335,6 +368,35 @@ function unreadablePolicy(namespace: string, problem: PlanError): RightsizingPol
 const KERF_KINDS = ['RightsizingPolicy', 'RightsizingRecommendation'] as const;
 
 /**
+ * What the screen keeps: the kinds the scan reads, and kinds near kerf's (a misspelt kind of
+ * kerf's must still be reported; documents naming kerf's API group are kept as well).
+ */
+const SCREENED_KINDS = { has: (kind: string): boolean => SCANNED_KINDS.has(kind) || didYouMean(kind, KERF_KINDS) !== undefined };
+
+/**
+ * Where a field of a kerf object is written, for its problems. The scan keeps no file texts, so
+ * the file is read again, only when there is a problem to place (screening keeps documents and
+ * lines where they are, so the original text has the same documents at the same lines).
+ */
+function fileLocator(index: RepoIndex, file: string, document: number): Locator {
+  let locate: Locator | undefined;
+  return (path) => {
+    if (!locate) {
+      let text = index.files.get(file)?.text;
+      if (text === undefined) {
+        try {
+          text = readFileSync(join(index.root, file), 'utf8');
+        } catch {
+          text = '';
+        }
+      }
+      locate = documentLocator(text, document);
+    }
+    return locate(path);
+  };
+}
+
+/**
  * A kind or apiVersion of kerf's spelt wrong: an error (did you mean …), and a would-be policy
  * holds its namespace like an invalid one. Undefined when the object is not near kerf's at all.
  */
@@ -349,7 +411,12 @@ export function misspeltKerfObject(kind: string, apiVersion: string): { kind: (t
   return undefined;
 }
 
-function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | undefined {
+/**
+ * Adds a PDB, HPA, policy or recommendation to the index, or returns a workload (a copy: strings
+ * cut from the parse can be slices that keep the whole file's text alive) for indexRepo, which sees
+ * every definition; 'indexed' when `doc` was one of the others or was reported, undefined when none.
+ */
+function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | 'indexed' | undefined {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const misspelt = misspeltKerfObject(kind, apiVersion);
@@ -357,7 +424,7 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     const problem: PlanError = { code: misspelt.problem.code, file, line, object: `${kind} ${ref.namespace}/${ref.name}`, field: misspelt.problem.code === 'UnknownKind' ? 'kind' : 'apiVersion', message: `${file}:${line}: ${misspelt.problem.message}` };
     index.errors.push(problem);
     if (misspelt.kind === 'RightsizingPolicy') index.policies.push(unreadablePolicy(ref.namespace, problem));
-    return;
+    return 'indexed';
   }
   const spec = isObject(doc.spec) ? doc.spec : {};
   const withRef = { ...doc, metadata: { ...(isObject(doc.metadata) ? doc.metadata : {}), namespace: ref.namespace, name: ref.name } };
@@ -374,10 +441,10 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
     const badName = nameProblem(workload.ref.name, 'name') ?? nameProblem(workload.ref.namespace, 'namespace');
     if (badName) {
       index.errors.push({ code: 'InvalidName', file, line, object: key, field: 'metadata.name', message: `${file}:${line}: ${key}: ${badName}; the workload is not read` });
-      return undefined;
+      return 'indexed';
     }
     // Whether it is defined twice is for indexRepo, which sees every definition.
-    return workload;
+    return structuredClone(workload);
   }
   if (kind === 'PodDisruptionBudget') {
     const minAvailable = intOrString(spec.minAvailable);
@@ -397,13 +464,13 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
       ...cpuTarget(spec),
     });
   } else if (kind === 'RightsizingPolicy' && apiVersion === API_VERSION) {
-    const { policy, errors } = validatePolicy(withRef, { file, line, locate: documentLocator(index.files.get(file)?.text ?? '', document) });
+    const { policy, errors } = validatePolicy(withRef, { file, line, locate: fileLocator(index, file, document) });
     index.errors.push(...errors);
     index.policies.push(policy);
   } else if (kind === 'RightsizingRecommendation' && apiVersion === API_VERSION) {
-    const { recommendation, errors } = validateRecommendation(withRef, { file, line, locate: documentLocator(index.files.get(file)?.text ?? '', document) });
+    const { recommendation, errors } = validateRecommendation(withRef, { file, line, locate: fileLocator(index, file, document) });
     index.errors.push(...errors);
     if (recommendation) index.recommendations.push(recommendation);
-  }
-  return undefined;
+  } else return undefined;
+  return 'indexed';
 }

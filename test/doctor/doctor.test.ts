@@ -156,4 +156,14 @@ ${windows}`;
       expect.objectContaining({ check: 'missing-target', code: 'TargetNotFound', message: expect.stringContaining('StatefulSet/postgres is in infra/postgres/statefulset.yaml with no namespace, read as default') }),
     ]);
   });
+
+  it('a missing target written with a namespace says so (the scan does not keep the document: it is read again)', async () => {
+    const findings = await doctor({
+      'infra/postgres/statefulset.yaml': 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: postgres, namespace: data}\nspec: {template: {spec: {containers: [{name: db}]}}}\n',
+      'rec.yaml': 'apiVersion: kerf.getkerf.dev/v1alpha1\nkind: RightsizingRecommendation\nmetadata: {name: postgres, namespace: infra}\nspec: {targetRef: {kind: StatefulSet, name: postgres}, containers: [{name: db, requests: {cpu: 1}}]}\n',
+    });
+    expect(findings).toEqual([
+      expect.objectContaining({ check: 'missing-target', code: 'TargetNotFound', message: expect.stringContaining('StatefulSet/postgres is in infra/postgres/statefulset.yaml in namespace data') }),
+    ]);
+  });
 });

@@ -126,6 +126,13 @@ describe('an invalid recommendation is refused whole, with its own file and line
     expect(plan.decisions).toEqual([]);
   });
 
+  it('a misspelt kind of kerf’s between Services is still read (the scan screens documents by kind) and reported', async () => {
+    const service = 'apiVersion: v1\nkind: Service\nmetadata: {name: cart, namespace: shop}\n';
+    const plan = await planOf({ 'recs/cart.yaml': `${service}---\n${RECOMMENDATION.replace('kind: RightsizingRecommendation', 'kind: RightsizingRecomendation')}---\n${service}` });
+    expect(plan.errors).toMatchObject([{ code: 'UnknownKind', file: 'recs/cart.yaml', line: 4 }]);
+    expect(plan.decisions).toEqual([]);
+  });
+
   it('a misspelt kind in kerf’s group is reported (UnknownKind), not silently skipped', async () => {
     const plan = await planOf({ 'recs/cart.yaml': RECOMMENDATION.replace('kind: RightsizingRecommendation', 'kind: RightsizingRecomendation') });
     expect(plan.errors).toMatchObject([{ code: 'UnknownKind', file: 'recs/cart.yaml', line: 1 }]);
@@ -135,11 +142,21 @@ describe('an invalid recommendation is refused whole, with its own file and line
 });
 
 describe('hostile files are contained: one error for the file, the run goes on', () => {
-  it('an alias bomb is one AliasLimit error and the healthy workload is still proposed', async () => {
-    const bomb = ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: bomb}', 'data:', '  a: &a ["x","x","x","x","x","x","x","x","x"]'];
+  const aliasBomb = (kind: string): string => {
+    const bomb = ['apiVersion: v1', `kind: ${kind}`, 'metadata: {name: bomb}', 'data:', '  a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].entries()) bomb.push(`  ${name}: &${name} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`);
-    const plan = await planOf({ 'apps/bomb.yaml': `# kind: Deployment\n${bomb.join('\n')}\n` });
+    return `# kind: Deployment\n${bomb.join('\n')}\n`;
+  };
+
+  it('an alias bomb is one AliasLimit error and the healthy workload is still proposed', async () => {
+    const plan = await planOf({ 'apps/bomb.yaml': aliasBomb('Deployment') });
     expect(plan.errors).toMatchObject([{ code: 'AliasLimit', file: 'apps/bomb.yaml' }]);
+    expect(plan.decisions).toMatchObject([PROPOSED]);
+  });
+
+  it('an alias bomb in a document screened out by its kind (a ConfigMap: no workload, no kerf object) is never parsed: no error, the run goes on', async () => {
+    const plan = await planOf({ 'apps/bomb.yaml': aliasBomb('ConfigMap') });
+    expect(plan.errors).toEqual([]);
     expect(plan.decisions).toMatchObject([PROPOSED]);
   });
 

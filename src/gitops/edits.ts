@@ -7,8 +7,7 @@ import { editHelmValues } from '../helm/values-edit.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../manifests/scan.js';
 import { EditError, ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
-import type { EditErrorCode } from '../manifests/edit-error.js';
-import { KustomizeError, type KustomizeErrorCode } from '../manifests/kustomize-error.js';
+import { KustomizeError } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
 import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
 import type { EditDecision } from '../manifests/kustomize-resolve.js';
@@ -25,13 +24,6 @@ export interface EditPlan {
   /** The decisions whose changes all landed in `edits`. */
   applied: Decision[];
   errors: PlanError[];
-}
-
-/** Problem codes of edits kerf refused (by `plan` as by `write`): `write` exits 1 when there is one. */
-const REFUSAL_CODES = new Set<string>(['UnplaceableContainer', 'UnsupportedSource', 'KUSTOMIZE_NOT_A_MAPPING', 'KUSTOMIZE_BAD_PATCH_FILE', 'InvalidYaml', 'DocumentMismatch', 'ContainerNotFound', 'SharedAnchor', 'RequestAboveLimit', 'UnsupportedNode', 'InvalidQuantity', 'VerifyFailed'] satisfies (EditErrorCode | KustomizeErrorCode | 'UnplaceableContainer' | 'UnsupportedSource')[]);
-
-export function isEditRefusal(error: PlanError): boolean {
-  return error.code !== undefined && REFUSAL_CODES.has(error.code);
 }
 
 /** A change kerf cannot write where kustomize takes the value from (e.g. a JSON 6902 patch of the root). */

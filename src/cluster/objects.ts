@@ -94,9 +94,7 @@ export interface Node {
   status?: { nodeInfo?: { swap?: { capacity?: number } } };
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject } from '../model/json.js';
 
 /** namespace/name, the key informers and the helper's own maps use. */
 export function keyOf(namespace: string | undefined, name: string): string {

@@ -11,6 +11,7 @@ import type { Plan } from './plan.js';
 import { didYouMean } from '../model/schema.js';
 import { matchesSelector } from '../rules/selector.js';
 import { suggestedPaths, unmappedReleases } from '../helm/releases.js';
+import { isObject, type Json } from '../model/json.js';
 
 export type FindingCheck =
   | 'argo-ignore-differences'
@@ -51,8 +52,6 @@ export interface DoctorInput {
   branchProtection?: BranchProtection;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** Openings of each maintenance window that the window checks sample. */
 const SAMPLED_OPENINGS = 8;
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);

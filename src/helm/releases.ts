@@ -3,6 +3,7 @@
 // release it is and how to map it, instead of "not in the repo".
 import type { HelmMapping } from '../model/types.js';
 import type { ScannedFile } from '../manifests/scan.js';
+import { isObject, nonEmptyText } from '../model/json.js';
 
 export interface HelmRelease {
   /** `HelmRelease flux-system/podinfo` or `Application argocd/guestbook`. */
@@ -18,33 +19,30 @@ export interface HelmRelease {
   release: string;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 export function findReleases(files: ReadonlyMap<string, ScannedFile>): HelmRelease[] {
   const releases: HelmRelease[] = [];
   for (const [file, scanned] of files) {
     scanned.documents.forEach((doc, document) => {
       if (!isObject(doc) || !isObject(doc.metadata) || !isObject(doc.spec) || typeof doc.apiVersion !== 'string') return;
-      const name = text(doc.metadata.name);
+      const name = nonEmptyText(doc.metadata.name);
       if (!name) return;
-      const namespace = text(doc.metadata.namespace) ?? 'default';
+      const namespace = nonEmptyText(doc.metadata.namespace) ?? 'default';
       const line = scanned.lines[document];
       const at = { file, ...(line !== undefined && { line }), name, objectNamespace: namespace };
       const spec = doc.spec;
       if (doc.kind === 'HelmRelease' && doc.apiVersion.startsWith('helm.toolkit.fluxcd.io/')) {
-        const target = text(spec.targetNamespace);
+        const target = nonEmptyText(spec.targetNamespace);
         // Flux's default release name: the target namespace, a dash, the object's name.
-        const release = text(spec.releaseName) ?? (target ? `${target}-${name}` : name);
+        const release = nonEmptyText(spec.releaseName) ?? (target ? `${target}-${name}` : name);
         releases.push({ ...at, owner: `HelmRelease ${namespace}/${name}`, kind: 'HelmRelease', namespace: target ?? namespace, release });
       } else if (doc.kind === 'Application' && doc.apiVersion.startsWith('argoproj.io/')) {
         const sources = [spec.source, ...(Array.isArray(spec.sources) ? spec.sources : [])].filter(isObject);
-        const helm = sources.find((source) => isObject(source.helm) || text(source.chart) !== undefined);
+        const helm = sources.find((source) => isObject(source.helm) || nonEmptyText(source.chart) !== undefined);
         if (!helm) return;
         const destination = isObject(spec.destination) ? spec.destination : {};
-        const release = (isObject(helm.helm) ? text(helm.helm.releaseName) : undefined) ?? name;
-        releases.push({ ...at, owner: `Application ${namespace}/${name}`, kind: 'Application', namespace: text(destination.namespace) ?? namespace, release });
+        const release = (isObject(helm.helm) ? nonEmptyText(helm.helm.releaseName) : undefined) ?? name;
+        releases.push({ ...at, owner: `Application ${namespace}/${name}`, kind: 'Application', namespace: nonEmptyText(destination.namespace) ?? namespace, release });
       }
     });
   }

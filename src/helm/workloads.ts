@@ -10,6 +10,7 @@ import { decodeUtf8, parseFile, workloadKey, type RepoIndex, type ScannedFile } 
 import { PARSE_OPTIONS } from '../manifests/edit-yaml.js';
 import { valueAt } from './values-edit.js';
 import { findReleases, type HelmRelease } from './releases.js';
+import { isObject, type Json } from '../model/json.js';
 
 /** What the scan learnt about Helm: workloads a `helm:` entry cannot serve, and the releases in the repo. */
 export interface HelmIndex {
@@ -17,8 +18,6 @@ export interface HelmIndex {
   releases: HelmRelease[];
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 class MappingError extends Error {
   constructor(

@@ -19,6 +19,7 @@ import { documentLocator, type Locator } from '../model/yaml-locate.js';
 import type { HelmIndex } from '../helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 import { SCANNED_KINDS, screenDocuments } from './screen.js';
+import { isObject, type Json } from '../model/json.js';
 
 export interface ScannedFile {
   /** The text parsed; the repo scan drops it (edits read the few files they touch again). */
@@ -226,8 +227,6 @@ export function parseFile(name: string, text: string, errors: PlanError[]): Scan
   return { text, documents, lines, ...(broken.size > 0 && { broken }) };
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringMap = (value: unknown): Record<string, string> =>
   isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
 const intOrString = (value: unknown): number | string | undefined =>

@@ -6,6 +6,7 @@ import { containerSpecs } from '../model/workload.js';
 import { podSpecOf, type KustomizeGraph, type RenderedObject } from './kustomize-graph.js';
 import { kustomizationFileIn } from './kustomize-kustomization.js';
 import type { RenderedSource, RenderingView, ScannedFile } from './scan.js';
+import { isObject, type Json, nonEmptyText } from '../model/json.js';
 
 /** Where a GitOps object (or the config) deploys a path, and whether it overrides the objects' own namespaces. */
 export interface PathNamespace {
@@ -16,9 +17,6 @@ export interface PathNamespace {
   from: string;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** `./apps/prod/`, `apps/prod` and `apps//prod` are the same directory; `.` is the repo's top. */
 export function normalizeDir(path: string): string {
@@ -44,10 +42,10 @@ function substitute(template: string, element: Json): string | undefined {
 
 function applicationTargets(spec: Json): { path: string; namespace: string }[] {
   const destination = isObject(spec['destination']) ? spec['destination'] : {};
-  const namespace = text(destination['namespace']);
+  const namespace = nonEmptyText(destination['namespace']);
   if (namespace === undefined) return [];
   const sources = [spec['source'], ...(Array.isArray(spec['sources']) ? spec['sources'] : [])].filter(isObject);
-  return sources.flatMap((source) => (text(source['path']) === undefined ? [] : [{ path: source['path'] as string, namespace }]));
+  return sources.flatMap((source) => (nonEmptyText(source['path']) === undefined ? [] : [{ path: source['path'] as string, namespace }]));
 }
 
 /** Argo CD Applications, ApplicationSets with list generators and Flux Kustomizations, by the path they deploy. */
@@ -79,8 +77,8 @@ export function gitopsNamespaces(files: ReadonlyMap<string, ScannedFile>): Map<s
           }
         }
       } else if (apiVersion.startsWith('kustomize.toolkit.fluxcd.io/') && doc['kind'] === 'Kustomization') {
-        const namespace = text(spec['targetNamespace']);
-        if (namespace !== undefined) add(text(spec['path']) ?? '.', { namespace, force: true, from });
+        const namespace = nonEmptyText(spec['targetNamespace']);
+        if (namespace !== undefined) add(nonEmptyText(spec['path']) ?? '.', { namespace, force: true, from });
       }
     }
   }

@@ -22,18 +22,14 @@ import { fieldPath, type ProblemCode, type SchemaIssue, validateConfigShape, val
 import type { Locator } from './yaml-locate.js';
 import { parseQuantity, QuantityError, type Quantity } from '../rules/quantity.js';
 import { compiledWindows } from '../rules/window-state.js';
+import { isObject, type Json } from './json.js';
 
 export const API_GROUP = 'kerf.getkerf.dev';
 export const API_VERSION = `${API_GROUP}/v1alpha1`;
 /** `spec.apply.healthWatch.duration` as the CRD defaults it, for objects built without the pipeline. */
 export const DEFAULT_HEALTH_WATCH = '30m';
 
-type Json = Record<string, unknown>;
 type Path = readonly (string | number)[];
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Where the object is read from: its file and line, and how to find a field's own line. */
 export interface ValidationSource extends SourceLocation {

@@ -2,9 +2,8 @@
 // Workload, so the reconciler and the helper feed decide() the same shape.
 import type { ContainerSpec, Workload, WorkloadKind } from './types.js';
 import { WORKLOAD_KINDS } from './types.js';
+import { isObject, type Json } from './json.js';
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringMap = (value: unknown): Record<string, string> =>
   isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
 const quantityMap = (value: unknown): Record<string, string> =>

@@ -86,6 +86,8 @@ export function makePlan(input: PlanInput): Plan {
   const pdbsByNamespace = groupByNamespace(index.pdbs, (pdb) => pdb.ref.namespace);
   const hpasByNamespace = groupByNamespace(index.hpas, (hpa) => hpa.ref.namespace);
   const decisions: Decision[] = [];
+  /** Pull-request decisions with changes, held until their edits are tried together below. */
+  const proposed: Decision[] = [];
 
   for (const recommendation of recommendations) {
     const where = `${recommendation.source?.file ? `${recommendation.source.file}: ` : ''}RightsizingRecommendation ${recommendation.namespace}/${recommendation.name}`;
@@ -145,15 +147,17 @@ export function makePlan(input: PlanInput): Plan {
         decisions.push(decision);
         continue;
       }
-      // The edit is made here too (and thrown away), so what `plan` proposes `write` can place, and
-      // what it cannot is refused here, by container, with the same words.
-      const dryRun = planEdits(index, [decision]);
-      errors.push(...dryRun.errors);
-      decisions.push(...dryRun.applied);
+      proposed.push(decision);
     } catch (error) {
       errors.push({ file: workload.source.file, object: key, message: (error as Error).message });
     }
   }
+  // The edits are made here too (and thrown away), all in one pass as `write` makes them (each file
+  // read and parsed once, however many of its workloads change), so what `plan` proposes `write`
+  // can place, and what it cannot is refused here, by container, with the same words.
+  const dryRun = planEdits(index, proposed);
+  errors.push(...dryRun.errors);
+  decisions.push(...dryRun.applied);
   decisions.sort(byTarget);
   return { now: now.toISOString(), decisions, errors, warnings: frozenWindowWarnings(index.policies, config, now) };
 }

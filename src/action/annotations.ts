@@ -4,10 +4,10 @@
 import { relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
 import type { PlanError, Reason } from '../model/types.js';
-import type { Finding } from '../gitops/doctor.js';
-import { targetName } from '../gitops/groups.js';
-import type { ReconcileError } from '../gitops/reconcile.js';
-import { redact } from '../gitops/redact.js';
+import type { Finding } from '../plan/doctor.js';
+import { targetName } from '../plan/groups.js';
+import type { ReconcileError } from '../reconcile/reconcile.js';
+import { redact } from '../util/redact.js';
 import type { HeldBackChange } from './held-back.js';
 import { unreachableCluster } from './status.js';
 

@@ -2,9 +2,9 @@
 // deferred PRs whose merge waits for a window (D1), and proposals a PR limit or a human's
 // takeover kept out of Git. They drive the summary, the `held-back` output and warnings.
 import type { Decision } from '../model/types.js';
-import { targetName } from '../gitops/groups.js';
-import { NO_FREE_WINDOW, reasonWords } from '../gitops/reason-text.js';
-import type { PullRequestOutcome, ReconcileResult } from '../gitops/reconcile.js';
+import { targetName } from '../plan/groups.js';
+import { NO_FREE_WINDOW, reasonWords } from '../plan/reason-text.js';
+import type { PullRequestOutcome, ReconcileResult } from '../reconcile/reconcile.js';
 
 export interface HeldBackChange {
   decision: Decision;

@@ -2,9 +2,9 @@
 // inputs carry the flags' names, so reconcile's own flag parsing does the checking.
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
-import { InputError } from '../gitops/inputs.js';
-import { reconcileFlags } from '../gitops/reconcile-command.js';
-import type { ReconcileOptions } from '../gitops/reconcile.js';
+import { InputError } from '../plan/inputs.js';
+import { reconcileFlags } from '../reconcile/reconcile-command.js';
+import type { ReconcileOptions } from '../reconcile/reconcile.js';
 
 export interface ActionInputs {
   /** The cluster of `recommendations: cluster` is connected later, from the environment. */

@@ -1,8 +1,8 @@
 // The Logger of the ports, over @actions/core: warnings and errors become annotations, debug
 // lines show with step debugging on. Facts go after the static text; the token never does.
 import * as core from '@actions/core';
-import type { Logger } from '../logger.js';
-import { redact } from '../gitops/redact.js';
+import type { Logger } from '../util/logger.js';
+import { redact } from '../util/redact.js';
 
 export function coreLogger(secrets: readonly string[]): Logger {
   const line = (message: string, meta: Record<string, unknown> = {}) =>

@@ -1,15 +1,15 @@
 // The job summary (Markdown): what the run did to pull requests, what it held back and until
 // when, the whole plan, doctor's findings and the errors. Pure: the Action writes it.
 import type { Decision } from '../model/types.js';
-import type { Finding } from '../gitops/doctor.js';
-import { describeChanges } from '../gitops/plan-table.js';
-import { targetName } from '../gitops/groups.js';
-import type { PullRequestOutcome, ReconcileResult } from '../gitops/reconcile.js';
-import type { StatusRow } from '../gitops/status-command.js';
-import { formatWindowTime } from '../gitops/window-status.js';
+import type { Finding } from '../plan/doctor.js';
+import { describeChanges } from '../plan/plan-table.js';
+import { targetName } from '../plan/groups.js';
+import type { PullRequestOutcome, ReconcileResult } from '../reconcile/reconcile.js';
+import type { StatusRow } from '../reconcile/status-command.js';
+import { formatWindowTime } from '../reconcile/window-status.js';
 import type { HeldBackChange } from './held-back.js';
-import { describeNextWindow } from '../gitops/window-text.js';
-import { describeTotals } from '../gitops/impact.js';
+import { describeNextWindow } from '../plan/window-text.js';
+import { describeTotals } from '../plan/impact.js';
 
 export interface SummaryInput {
   result: ReconcileResult;

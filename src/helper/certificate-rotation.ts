@@ -7,7 +7,7 @@ import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import type { Server as HttpsServer } from 'node:https';
 import { ClusterError } from '../cluster/cluster-port.js';
 import { call } from '../cluster/kube-cluster-port.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../util/logger.js';
 import { fromSecretData, renew, renewalDue, toSecretData, type ServingMaterial } from './serving-certificate.js';
 
 export class WebhookCertificateError extends Error {

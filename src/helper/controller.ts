@@ -9,11 +9,11 @@ import type { ClusterPort } from '../cluster/cluster-port.js';
 import type { ClusterWatch } from '../cluster/kube-watch.js';
 import type { KubeObject } from '../cluster/objects.js';
 import { keyOf } from '../cluster/objects.js';
-import { readClusterFacts } from './cluster-facts.js';
-import type { ClusterFacts } from './cluster-facts.js';
+import { readClusterFacts } from '../lifecycle/cluster-facts.js';
+import type { ClusterFacts } from '../lifecycle/cluster-facts.js';
 import type { LeaderElector } from './leader-election.js';
-import { workloadFromObject } from './live-workload.js';
-import type { Logger } from '../logger.js';
+import { workloadFromObject } from '../lifecycle/live-workload.js';
+import type { Logger } from '../util/logger.js';
 import { nextEvictions } from './on-delete.js';
 import type { EventNote, StatusUpdate } from '../lifecycle/outcome.js';
 import { withInPlaceCondition, workloadEvent } from '../lifecycle/outcome.js';
@@ -26,7 +26,8 @@ import { planHealthWatch } from './health-watch.js';
 import { fallbackPlan, planResize } from './resize-plan.js';
 import type { ResizeMemory, ResizePlan } from './resize-plan.js';
 import type { WebhookState } from './webhook-state.js';
-import { buildWebhookState, workloadKey } from './webhook-state.js';
+import { buildWebhookState } from './webhook-state.js';
+import { workloadKey } from '../lifecycle/pod-owners.js';
 
 export interface ControllerOptions {
   port: ClusterPort;

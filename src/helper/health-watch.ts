@@ -6,7 +6,7 @@ import { computeChanges } from '../rules/changes.js';
 import type { Pod } from '../cluster/objects.js';
 import { healthStep } from '../lifecycle/health-watch.js';
 import type { StatusUpdate } from '../lifecycle/outcome.js';
-import { resizeProgress } from './pod-state.js';
+import { resizeProgress } from '../lifecycle/pod-state.js';
 import { asRunBy, inPlaceRecommendation, resizeOf, type ResizePlan } from './resize-plan.js';
 
 /** The template's values of the fields the recommendation sets: where an in-place rollback goes back to. */

@@ -3,7 +3,7 @@
 // record, not by the holder's renewTime, so clock skew between nodes cannot elect two leaders.
 import { ClusterError } from '../cluster/cluster-port.js';
 import type { ClusterPort, Lease } from '../cluster/cluster-port.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../util/logger.js';
 
 export type LeaseStep =
   | { action: 'create' | 'renew' | 'acquire'; lease: Lease }

@@ -15,7 +15,7 @@ import { kubeClusterPort } from '../cluster/kube-cluster-port.js';
 import { kubeClusterWatch } from '../cluster/kube-watch.js';
 import { Controller } from './controller.js';
 import { LeaderElector } from './leader-election.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../util/logger.js';
 import { startWebhookServer } from './webhook.js';
 import { CertificateRotation, keepRenewed } from './certificate-rotation.js';
 

@@ -5,7 +5,7 @@ import { parseDuration } from '../rules/duration.js';
 import { pauseOrFreeze } from '../rules/decide.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
 import { isObject } from '../cluster/objects.js';
-import { isTerminating, ordinalOf, readySince } from './pod-state.js';
+import { isTerminating, ordinalOf, readySince } from '../lifecycle/pod-state.js';
 
 export type EvictionWait = 'not-on-delete' | 'up-to-date' | 'held' | 'not-ready' | 'settling';
 

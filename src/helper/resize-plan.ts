@@ -20,9 +20,9 @@ import { configuredStrategy, hasStickyFallback } from '../rules/strategy.js';
 import type { ContainerResize } from '../cluster/cluster-port.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
 import { podsRunValues } from '../lifecycle/pods-run-values.js';
-import { containerSpecs } from './live-workload.js';
+import { containerSpecs } from '../lifecycle/live-workload.js';
 import type { EventNote, StatusUpdate } from '../lifecycle/outcome.js';
-import { latestInstant, resizeProgress } from './pod-state.js';
+import { latestInstant, resizeProgress } from '../lifecycle/pod-state.js';
 
 /** What the controller remembers per workload between passes (lost on restart: the pods' status carries the rest). */
 export interface ResizeMemory {

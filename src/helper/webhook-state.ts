@@ -1,9 +1,9 @@
 // What the pod webhook knows: which Deployment owns a ReplicaSet, and the values already applied in
 // place per workload. Built from the informer caches whenever they change, so admission is lookups.
-import type { ContainerRecommendation, RightsizingRecommendation } from '../model/types.js';
+import type { ContainerRecommendation } from '../model/types.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
-import { keyOf } from '../cluster/objects.js';
-import { resizableContainers } from './pod-state.js';
+import { resizableContainers } from '../lifecycle/pod-state.js';
+import { podWorkload, replicaSetOwnersOf, revisionOf, workloadKey, type RecommendationView } from '../lifecycle/pod-owners.js';
 
 export interface AppliedValues {
   /** The released recommendation (removals included, N4); undefined when none is released now. */
@@ -19,34 +19,6 @@ export interface WebhookState {
   applied: ReadonlyMap<string, AppliedValues>;
 }
 
-export interface RecommendationView {
-  recommendation: RightsizingRecommendation;
-  generation: number;
-  /** status.observedGeneration: the generation whose values the helper released to pods. */
-  observedGeneration?: number;
-}
-
-export function workloadKey(namespace: string, kind: string, name: string): string {
-  return `${namespace}/${kind}/${name}`;
-}
-
-export const REVISION_LABELS = ['pod-template-hash', 'controller-revision-hash'] as const;
-
-export function revisionOf(labels: Record<string, string> | undefined): string | undefined {
-  return REVISION_LABELS.map((label) => labels?.[label]).find((value) => value !== undefined);
-}
-
-/** The workload a pod belongs to (pod → ReplicaSet → Deployment, or a StatefulSet/DaemonSet directly). */
-export function podWorkload(pod: Pod, namespace: string, replicaSetOwners: ReadonlyMap<string, string>): { kind: string; name: string } | undefined {
-  const owner = pod.metadata.ownerReferences?.find((ref) => ref.controller);
-  if (!owner) return undefined;
-  if (owner.kind === 'ReplicaSet') {
-    const deployment = replicaSetOwners.get(keyOf(namespace, owner.name));
-    return deployment ? { kind: 'Deployment', name: deployment } : undefined;
-  }
-  return owner.kind === 'StatefulSet' || owner.kind === 'DaemonSet' ? { kind: owner.kind, name: owner.name } : undefined;
-}
-
 function carried(pod: Pod): ContainerRecommendation[] {
   return resizableContainers(pod).map((container) => ({
     name: container.name,
@@ -58,15 +30,6 @@ function carried(pod: Pod): ContainerRecommendation[] {
 /** cpu and memory as the pod has them; an absent one is carried as a removal. */
 function pick(list: Partial<Record<string, string>> | undefined): ContainerRecommendation['requests'] {
   return { cpu: list?.cpu ?? null, memory: list?.memory ?? null };
-}
-
-export function replicaSetOwnersOf(replicaSets: readonly KubeObject[]): Map<string, string> {
-  const owners = new Map<string, string>();
-  for (const replicaSet of replicaSets) {
-    const owner = replicaSet.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'Deployment');
-    if (owner) owners.set(keyOf(replicaSet.metadata.namespace, replicaSet.metadata.name), owner.name);
-  }
-  return owners;
 }
 
 /**

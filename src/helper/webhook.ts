@@ -8,9 +8,9 @@ import type { ContainerRecommendation } from '../model/types.js';
 import { parseQuantity } from '../rules/quantity.js';
 import type { Pod, PodContainer, ResourceList } from '../cluster/objects.js';
 import { isObject } from '../cluster/objects.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../util/logger.js';
 import type { WebhookState } from './webhook-state.js';
-import { podWorkload, revisionOf, workloadKey } from './webhook-state.js';
+import { podWorkload, revisionOf, workloadKey } from '../lifecycle/pod-owners.js';
 
 export const WEBHOOK_PATH = '/mutate-pods';
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClusterSource } from '../cluster/cluster-reader.js';
-import { InputError, loadConfig, scanRepo } from '../gitops/inputs.js';
+import { InputError, loadConfig, scanRepo } from '../plan/inputs.js';
 import { Quantity, QuantityError } from '../rules/quantity.js';
 import { fromKrr, isKrrResult } from './krr.js';
 import { clusterVpas, fileVpas, fromVpas } from './from-vpas.js';

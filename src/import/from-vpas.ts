@@ -4,7 +4,7 @@ import type { ObjectRef, PlanError, RightsizingRecommendation } from '../model/t
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { ClusterError } from '../cluster/cluster-port.js';
 import { parseFile, type RepoIndex } from '../manifests/scan.js';
-import { InputError } from '../gitops/inputs.js';
+import { InputError } from '../plan/inputs.js';
 import { awaitingData, repoValues, type Skip } from './resources.js';
 import { fromVpa, vpasIn, type VpaImportOptions } from './vpa.js';
 

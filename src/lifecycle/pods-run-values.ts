@@ -4,8 +4,8 @@
 import type { ContainerRecommendation } from '../model/types.js';
 import { computeChanges } from '../rules/changes.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
-import { containerSpecs, workloadFromObject } from '../helper/live-workload.js';
-import { isTerminating, readySince, resizeProgress, resourcesReached } from '../helper/pod-state.js';
+import { containerSpecs, workloadFromObject } from './live-workload.js';
+import { isTerminating, readySince, resizeProgress, resourcesReached } from './pod-state.js';
 
 export type PodsProgress = { done: true } | { done: false; waitingFor: string };
 

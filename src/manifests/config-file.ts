@@ -1,7 +1,7 @@
 // `.kerf/config.yaml` (the reconciler's, or the helper's mounted one) read from its bytes.
 import type { KerfConfig, PlanError } from '../model/types.js';
 import { CONFIG_DEFAULTS, validateConfig } from '../model/validate.js';
-import { documentLocator } from '../model/yaml-locate.js';
+import { documentLocator } from './yaml-locate.js';
 import { decodeUtf8, parseFile } from './scan.js';
 
 /**

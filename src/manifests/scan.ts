@@ -15,11 +15,11 @@ import type {
 import { workloadFromObject } from '../model/workload.js';
 import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
-import { documentLocator, type Locator } from '../model/yaml-locate.js';
-import type { HelmIndex } from '../helm/workloads.js';
+import { documentLocator, type Locator } from './yaml-locate.js';
+import type { HelmIndex } from './helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 import { SCANNED_KINDS, screenDocuments } from './screen.js';
-import { isObject, type Json } from '../model/json.js';
+import { isObject, type Json } from '../util/json.js';
 
 export interface ScannedFile {
   /** The text parsed; the repo scan drops it (edits read the few files they touch again). */

@@ -19,10 +19,10 @@ import type {
 } from './types.js';
 import { MODES, STRATEGIES } from './types.js';
 import { fieldPath, type ProblemCode, type SchemaIssue, validateConfigShape, validatePolicyShape, validateRecommendationShape } from './schema.js';
-import type { Locator } from './yaml-locate.js';
+import type { Locator } from '../manifests/yaml-locate.js';
 import { parseQuantity, QuantityError, type Quantity } from '../rules/quantity.js';
 import { compiledWindows } from '../rules/window-state.js';
-import { isObject, type Json } from './json.js';
+import { isObject, type Json } from '../util/json.js';
 
 export const API_GROUP = 'kerf.getkerf.dev';
 export const API_VERSION = `${API_GROUP}/v1alpha1`;

@@ -2,7 +2,7 @@
 // Workload, so the reconciler and the helper feed decide() the same shape.
 import type { ContainerSpec, Workload, WorkloadKind } from './types.js';
 import { WORKLOAD_KINDS } from './types.js';
-import { isObject, type Json } from './json.js';
+import { isObject, type Json } from '../util/json.js';
 
 const stringMap = (value: unknown): Record<string, string> =>
   isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};

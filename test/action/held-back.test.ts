@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { heldBackAnnotations } from '../../src/action/annotations.js';
 import { heldBackChanges } from '../../src/action/held-back.js';
 import { actionOutputs } from '../../src/action/outputs.js';
-import { targetName } from '../../src/gitops/groups.js';
-import { reconcile } from '../../src/gitops/reconcile.js';
+import { targetName } from '../../src/plan/groups.js';
+import { reconcile } from '../../src/reconcile/reconcile.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../examples/shop');
 const NOW = new Date('2026-12-02T10:00:00Z');

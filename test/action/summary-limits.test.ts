@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { actionOutputs, MAX_INLINE_OUTPUT_BYTES } from '../../src/action/outputs.js';
 import { MAX_SUMMARY_BYTES, renderSummary } from '../../src/action/summary.js';
 import { heldBackChanges } from '../../src/action/held-back.js';
-import type { ReconcileResult } from '../../src/gitops/reconcile.js';
-import { aChange, aDecision } from '../gitops/decisions.js';
+import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import { aChange, aDecision } from '../support/decisions.js';
 
 const WORKLOADS = 10_000;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { planHealthWatch, type HealthWatchInput } from '../../src/helper/health-watch.js';
 import { watchedBreach } from '../../src/lifecycle/health-watch.js';
 import { planResize } from '../../src/helper/resize-plan.js';
-import { workloadFromObject } from '../../src/helper/live-workload.js';
+import { workloadFromObject } from '../../src/lifecycle/live-workload.js';
 import type { Pod } from '../../src/cluster/objects.js';
 import { aConfig, aPolicy, aRecommendation } from '../support/builders.js';
 import { aDeployment, aPod, aPodContainer } from '../helper/builders.js';

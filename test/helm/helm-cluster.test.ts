@@ -3,7 +3,7 @@
 // naming the release; one of a release the repo does not declare stays another repo's business.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/gitops/run-plan.js';
+import { runPlan } from '../../src/plan/run-plan.js';
 import { fakeClusterSource, wireRecommendation } from '../support/cluster-source.js';
 
 const example = join(import.meta.dirname, '../../examples/helm');

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { planEdits } from '../../src/gitops/edits.js';
-import { runPlan } from '../../src/gitops/run-plan.js';
+import { planEdits } from '../../src/plan/edits.js';
+import { runPlan } from '../../src/plan/run-plan.js';
 import { corpusDir, hasCorpus } from '../support/corpus.js';
 
 const repoDir = join(corpusDir, 'fluxcd__flux2-kustomize-helm-example');

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { diagnose } from '../../src/gitops/doctor.js';
-import { planEdits } from '../../src/gitops/edits.js';
-import { runPlan } from '../../src/gitops/run-plan.js';
+import { diagnose } from '../../src/plan/doctor.js';
+import { planEdits } from '../../src/plan/edits.js';
+import { runPlan } from '../../src/plan/run-plan.js';
 
 const example = join(import.meta.dirname, '../../examples/helm');
 const now = new Date('2026-12-02T10:00:00Z');

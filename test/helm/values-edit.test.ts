@@ -1,7 +1,7 @@
 // Golden edits of Helm values: only the mapped CPU/memory fields change, byte for byte.
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { editHelmValues } from '../../src/helm/values-edit.js';
+import { editHelmValues } from '../../src/manifests/helm/values-edit.js';
 import { EditError } from '../../src/manifests/edit-resources.js';
 import type { HelmValuesSource } from '../../src/model/types.js';
 

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { CertificateRotation, WebhookCertificateError } from '../../src/helper/certificate-rotation.js';
 import { fromSecretData, splitPem, CA_LIFETIME_MS, CA_RENEW_BEFORE_MS, SERVING_LIFETIME_MS, SERVING_RENEW_BEFORE_MS } from '../../src/helper/serving-certificate.js';
 import type { ServingMaterial } from '../../src/helper/serving-certificate.js';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/util/logger.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 
 const START = new Date('2026-12-02T10:00:00Z');

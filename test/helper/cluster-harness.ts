@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/util/logger.js';
 import { runHelper } from '../../src/helper/main.js';
 import type { HelperOptions, RunningHelper } from '../../src/helper/main.js';
 import type { KubeObject } from '../standins/kube/object-store.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeFacts } from '../../src/rules/decide.js';
-import { nodeFacts } from '../../src/helper/pod-state.js';
+import { nodeFacts } from '../../src/lifecycle/pod-state.js';
 import { deferredSince, planResize } from '../../src/helper/resize-plan.js';
 import type { ResizeInput, ResizeMemory } from '../../src/helper/resize-plan.js';
-import { workloadFromObject } from '../../src/helper/live-workload.js';
+import { workloadFromObject } from '../../src/lifecycle/live-workload.js';
 import type { Node, Pod } from '../../src/cluster/objects.js';
 import { aConfig, aPolicy, aRecommendation } from '../support/builders.js';
 import { aDeployment, aNode, aPod, aPodContainer } from './builders.js';

@@ -5,7 +5,7 @@ import type { Server } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookServer } from '../../src/helper/webhook.js';
 import type { WebhookState } from '../../src/helper/webhook-state.js';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/util/logger.js';
 import { aPod } from './builders.js';
 import { certificateFiles } from './tls.js';
 import type { CertificateFiles } from './tls.js';

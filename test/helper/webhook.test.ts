@@ -3,7 +3,7 @@ import type { Pod } from '../../src/cluster/objects.js';
 import type { AdmissionReview } from '../../src/helper/webhook.js';
 import { admit, reviewResponse } from '../../src/helper/webhook.js';
 import { buildWebhookState } from '../../src/helper/webhook-state.js';
-import type { RecommendationView } from '../../src/helper/webhook-state.js';
+import type { RecommendationView } from '../../src/lifecycle/pod-owners.js';
 import { applyJsonPatch } from '../standins/kube/patch.js';
 import type { Json } from '../standins/kube/patch.js';
 import { aRecommendation } from '../support/builders.js';

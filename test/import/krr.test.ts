@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, scanRepo } from '../../src/gitops/inputs.js';
+import { loadConfig, scanRepo } from '../../src/plan/inputs.js';
 import { fromKrr, isKrrResult } from '../../src/import/krr.js';
 import { DEFAULT_IMPORT_OPTIONS, repoValues } from '../../src/import/resources.js';
 

@@ -11,7 +11,7 @@ import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { CLOCK_FREE_POLICIES, installAction, type ActionRun, type InstalledAction } from '../support/action-runner.js';

@@ -5,11 +5,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGitHub } from '../../src/gitops/github.js';
-import type { BranchProtection } from '../../src/gitops/doctor.js';
+import { createGitHub } from '../../src/github/github.js';
+import type { BranchProtection } from '../../src/plan/doctor.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import type { GitHubStandIn } from '../standins/github/github-server.js';
-import { OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { OWNER, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { installAction, type InstalledAction } from '../support/action-runner.js';
 
 const cli = join(import.meta.dirname, '../../lib/cli.js');

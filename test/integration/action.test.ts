@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
-import { OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { OWNER, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { CLOCK_FREE_POLICIES, installAction, type ActionRun, type InstalledAction } from '../support/action-runner.js';
 import type { FileChanges } from '../standins/git/bare-repo.js';
 

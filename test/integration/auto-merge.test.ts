@@ -2,7 +2,7 @@
 // (GraphQL enablePullRequestAutoMerge) on a deferred PR, and the stand-in merges it once the
 // required kerf/window check turns green at kerf's first run inside the window.
 import { describe, expect, it } from 'vitest';
-import { exampleFiles, harnessPerTest, OWNER, type Harness } from '../gitops/reconcile-harness.js';
+import { exampleFiles, harnessPerTest, OWNER, type Harness } from '../reconcile/reconcile-harness.js';
 
 const standIns = harnessPerTest();
 let h: Harness | undefined;

@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE, exampleFiles, harnessPerTest, OWNER, SOMEONE, type Harness } from '../gitops/reconcile-harness.js';
-import { DASHBOARD_MARKER, DASHBOARD_TITLE } from '../../src/gitops/dashboard.js';
+import { EXAMPLE, exampleFiles, harnessPerTest, OWNER, SOMEONE, type Harness } from '../reconcile/reconcile-harness.js';
+import { DASHBOARD_MARKER, DASHBOARD_TITLE } from '../../src/reconcile/dashboard.js';
 
 const standIns = harnessPerTest();
 let h: Harness | undefined;

@@ -7,11 +7,11 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGit } from '../../src/gitops/git.js';
-import { redact } from '../../src/gitops/redact.js';
+import { createGit } from '../../src/git/git.js';
+import { redact } from '../../src/util/redact.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
-import { OWNER, TOKEN, recommendationsWithout, SOMEONE, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { OWNER, TOKEN, recommendationsWithout, SOMEONE, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 
 let git: GitServer;
 let h: Harness;

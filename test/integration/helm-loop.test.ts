@@ -7,7 +7,7 @@ import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';

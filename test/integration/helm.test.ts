@@ -7,7 +7,7 @@ import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
-import { TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 
 const example = join(import.meta.dirname, '../../examples/helm');
 const cli = join(import.meta.dirname, '../../lib/cli.js');

@@ -11,7 +11,7 @@ import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import type { KubeApi } from '../standins/kube/start-kube-api.js';
 import { hasKubectl } from '../manifests/fixtures/kustomize/harness.js';
-import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { createVpa, startKubeApiWithVpa } from '../import/vpa-cluster.js';
 
 const cli = join(import.meta.dirname, '../../lib/cli.js');

@@ -3,8 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/main.js';
-import { statusRows } from '../../src/gitops/status-command.js';
+import { main } from '../../src/cli/main.js';
+import { statusRows } from '../../src/reconcile/status-command.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { wireRecommendation } from '../support/cluster-source.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
-import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../gitops/reconcile-harness.js';
+import { EXAMPLE, OWNER, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 
 const cli = join(import.meta.dirname, '../../lib/cli.js');
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 // The GitHub port's own behaviour over real octokit: writes paced one at a time with the
 // configured spacing (the throttling plugin takes kerf's queues), reads not held up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitHub } from '../../src/gitops/github.js';
+import { createGitHub } from '../../src/github/github.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { startGitHub, type GitHubStandIn } from '../standins/github/github-server.js';
 

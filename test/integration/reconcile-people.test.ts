@@ -4,11 +4,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { GitPort } from '../../src/gitops/git.js';
-import { readMeta } from '../../src/gitops/pr-body.js';
-import type { ReconcileResult } from '../../src/gitops/reconcile.js';
+import type { GitPort } from '../../src/git/git.js';
+import { readMeta } from '../../src/reconcile/pr-body.js';
+import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
 import { runGit } from '../standins/git/run-git.js';
-import { EXAMPLE, KERF, OWNER, SOMEONE, TOKEN, reconcileStandIns, recommendationsWithout, type Harness } from '../gitops/reconcile-harness.js';
+import { EXAMPLE, KERF, OWNER, SOMEONE, TOKEN, reconcileStandIns, recommendationsWithout, type Harness } from '../reconcile/reconcile-harness.js';
 
 const standIns = reconcileStandIns();
 let h: Harness;

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
-import { EXAMPLE, KERF, OWNER, SOMEONE, TOKEN, recommendationsWithout, startHarness, type Harness } from '../gitops/reconcile-harness.js';
-import type { ReconcileResult } from '../../src/gitops/reconcile.js';
+import { EXAMPLE, KERF, OWNER, SOMEONE, TOKEN, recommendationsWithout, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
+import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
 
 let git: GitServer;
 let h: Harness;

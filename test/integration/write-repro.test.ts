@@ -5,8 +5,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planEdits } from '../../src/gitops/edits.js';
-import { runPlan } from '../../src/gitops/run-plan.js';
+import { planEdits } from '../../src/plan/edits.js';
+import { runPlan } from '../../src/plan/run-plan.js';
 import { writeFilesAtomic } from '../../src/manifests/atomic-write.js';
 import { copyToTemp, hasKubectl, identityOf, kustomizeBuild, type Rendered } from '../manifests/fixtures/kustomize/harness.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULTS } from '../../src/model/validate.js';
-import { scanRepo } from '../../src/gitops/inputs.js';
+import { scanRepo } from '../../src/plan/inputs.js';
 import { corpusDir as corpus, hasCorpus } from '../support/corpus.js';
 import { tempRepos } from '../support/temp-repo.js';
 

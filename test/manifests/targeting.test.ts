@@ -4,8 +4,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scanRepo } from '../../src/gitops/inputs.js';
-import { makePlan } from '../../src/gitops/plan.js';
+import { scanRepo } from '../../src/plan/inputs.js';
+import { makePlan } from '../../src/plan/plan.js';
 import { CONFIG_DEFAULTS, validateConfig } from '../../src/model/validate.js';
 
 let root = '';

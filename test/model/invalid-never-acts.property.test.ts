@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indexRepo, parseFile, type ScannedFile } from '../../src/manifests/scan.js';
-import { makePlan, type Plan } from '../../src/gitops/plan.js';
+import { makePlan, type Plan } from '../../src/plan/plan.js';
 import { CONFIG_DEFAULTS } from '../../src/model/validate.js';
 import type { PlanError } from '../../src/model/types.js';
 

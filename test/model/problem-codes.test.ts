@@ -1,8 +1,8 @@
 // One row per problem code: the input snippet, the problem (code, line, field) and what the plan then
 // does with the object. The consequence is the point: invalid input never acts.
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/gitops/run-plan.js';
-import { InputError } from '../../src/gitops/inputs.js';
+import { runPlan } from '../../src/plan/run-plan.js';
+import { InputError } from '../../src/plan/inputs.js';
 import { tempRepos } from '../support/temp-repo.js';
 
 const NOW = new Date('2026-12-02T10:00:00Z');

@@ -2,11 +2,11 @@
 // Events, merges reaching the cluster), as `reconcile --recommendations cluster` wires it.
 import { kubeClusterSource } from '../../src/cluster/cluster-reader.js';
 import { kubeClusterPort } from '../../src/cluster/kube-cluster-port.js';
-import { gitRevisions } from '../../src/gitops/git-history.js';
-import { closeTheLoop } from '../../src/gitops/loop.js';
-import { createGitHub } from '../../src/gitops/github.js';
-import type { ReconcileResult } from '../../src/gitops/reconcile.js';
-import { OWNER, TOKEN, type Harness } from '../gitops/reconcile-harness.js';
+import { gitRevisions } from '../../src/git/git-history.js';
+import { closeTheLoop } from '../../src/reconcile/close-loop.js';
+import { createGitHub } from '../../src/github/github.js';
+import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import { OWNER, TOKEN, type Harness } from '../reconcile/reconcile-harness.js';
 import type { KubeApi } from '../standins/kube/start-kube-api.js';
 
 export function loopRun(h: Harness, api: KubeApi, clock: () => Date): () => Promise<ReconcileResult> {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { CertificateRotation } from '../../src/helper/certificate-rotation.js';
 import { fromSecretData } from '../../src/helper/serving-certificate.js';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/util/logger.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 
 const ROOT = join(import.meta.dirname, '../..');

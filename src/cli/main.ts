@@ -1,0 +1,303 @@
+// The `kerf-gitops` command. Only this edge reads the clock, the environment and argv.
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { isIP } from 'node:net';
+import { InputError } from '../plan/inputs.js';
+import { runPlan, type PlanOptions } from '../plan/run-plan.js';
+import { renderPlanTable } from '../plan/plan-table.js';
+import { RECONCILE_FLAGS, runReconcileCommand } from '../reconcile/reconcile-command.js';
+import { diagnose, notChecked, renderFindings } from '../plan/doctor.js';
+import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/github.js';
+import { planEdits } from '../plan/edits.js';
+import { hasErrors } from '../plan/plan.js';
+import { writeFilesAtomic } from '../manifests/atomic-write.js';
+import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import { wantsCluster } from '../plan/cluster-source.js';
+import { runStatusCommand } from '../reconcile/status-command.js';
+import { VERSION } from '../version.js';
+import { IMPORT_USAGE, renderImport, runImport } from '../import/command.js';
+import { wantsVpa } from '../import/from-vpas.js';
+
+const USAGE = `usage: kerf-gitops <command> [options]
+
+commands:
+  plan       show what kerf would do now for every recommendation, and why
+  write      make the plan's pull-request edits in the working tree (no git, no network)
+  helper     the in-cluster helper: in-place resizes, the webhook, fallbacks, OnDelete pods
+             (--config FILE, --webhook-port N --tls-cert FILE --tls-key FILE | --self-signed-cert | --no-webhook,
+             --health-port N, --bind-address IP; see kerf-gitops helper --help)
+  doctor     the validator: every problem of the repo's policies, recommendations, manifests and config (with
+             --recommendations cluster, of the cluster's too), policies that match nothing, missing targets, and what
+             would stop merged changes from landing or windows from holding; exit 1 on any error (--strict: on any
+             finding); with GITHUB_TOKEN and GITHUB_REPOSITORY it also asks GitHub whether the default branch requires kerf/window
+  reconcile  open, update and close the pull requests of the plan, with kerf/window statuses
+           (needs GITHUB_TOKEN and GITHUB_REPOSITORY, GITHUB_API_URL on GHES; --dry-run needs none);
+           with --recommendations cluster it also writes each recommendation's status, marks merged
+           and synced changes Applied, watches their health and opens a revert PR on a breach
+  import     vpa|krr: write RightsizingRecommendations from VPA (Off mode, Goldilocks) or krr's JSON
+             (kerf-gitops import --help)
+  status     every recommendation's phase, strategy, reason, PR, applied at and health, from the
+             cluster (KUBECONFIG or in-cluster; --output table|json)
+
+options:
+  --repo DIR                 the Git repo of manifests (default: .)
+  --recommendations PATH     files, directories or globs (repeatable; default: those in the repo);
+                             "cluster" reads them, with their status and live facts, from the cluster;
+                             "vpa" decides on the cluster's VerticalPodAutoscalers in updateMode Off
+  --config FILE              reconciler config (default: <repo>/.kerf/config.yaml)
+  --now RFC3339              judge windows at this time (default: the clock)
+  -o, --output table|json    (default: table)
+  -h, --help                 this help (on every command); --version: the version
+
+exit codes: 0 clean; 1 the run met an error (invalid policy, recommendation, manifest or config;
+a failed PR group), the rest was still done; 2 input that stops the run (bad flags, a missing
+repo, paths outside the repo, an invalid branchPrefix, no cluster when one is needed)
+
+reconcile options (flags beat .kerf/config.yaml):
+  --dry-run                  print what would be done, PR bodies included; no token, no remote, no writes
+  --group-by per-workload|per-namespace|single
+  --labels L,…               PR labels (repeatable)
+  --reviewers U,…            PR reviewers (repeatable)
+  --team-reviewers T,…       PR team reviewers (repeatable)
+`;
+
+const HELPER_USAGE = `usage: kerf-gitops helper [options]
+
+  --config FILE          the helper config (.kerf/config.yaml format), re-read when it changes
+  --webhook-port N       serve the pod webhook on this port (HTTPS)
+  --tls-cert FILE        the webhook's serving certificate and key (files, e.g. from cert-manager)
+  --tls-key FILE
+  --self-signed-cert     instead, make a CA and serving certificate, keep them in a Secret, write the CA
+                         into the webhook configuration's caBundle and renew both before they expire
+  --cert-secret NAME     that Secret, in the helper's namespace (default kerf-gitops-webhook-tls)
+  --webhook-configuration NAME   the MutatingWebhookConfiguration (default kerf-gitops)
+  --webhook-service NAME the Service the certificate is for (default kerf-gitops-helper)
+  --no-webhook           run the controller loop only (local runs)
+  --health-port N        /healthz and /readyz
+  --bind-address IP      the address the webhook and health listeners bind (default 0.0.0.0)
+`;
+
+export class UsageError extends Error {
+  readonly code = 'Usage';
+}
+
+export interface CommandOptions extends PlanOptions {
+  output: 'table' | 'json';
+  cluster?: ClusterConnection;
+}
+
+function parseNow(value: string | undefined): Date {
+  if (value === undefined) return new Date();
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--now ${JSON.stringify(value)} is not an RFC 3339 time such as 2026-12-02T10:00:00Z`);
+  }
+  return date;
+}
+
+type ExtraOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+/**
+ * The options every command shares (those of `plan`), plus a command's own `extra` ones, whose
+ * parsed values come back in `extra`.
+ */
+export function parseCommandOptions(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  extraOptions: ExtraOptions = {},
+): CommandOptions & { extra: Record<string, string | boolean | string[] | boolean[] | undefined> } {
+  const { values } = parseArgs({
+    args,
+    options: {
+      repo: { type: 'string', default: '.' },
+      recommendations: { type: 'string', multiple: true, default: [] },
+      config: { type: 'string' },
+      now: { type: 'string' },
+      output: { type: 'string', short: 'o', default: 'table' },
+      ...extraOptions,
+    },
+    allowPositionals: false,
+    strict: true,
+  });
+  const { repo, recommendations, config, now, output, ...extra } = values as Record<string, string | string[] | undefined> & { repo: string; recommendations: string[] };
+  if (output !== 'table' && output !== 'json') {
+    throw new UsageError(`--output must be table or json, got ${JSON.stringify(output)}`);
+  }
+  return {
+    repo: resolve(repo),
+    recommendations,
+    ...(typeof config === 'string' && { config: resolve(config) }),
+    now: parseNow(typeof now === 'string' ? now : undefined),
+    output,
+    fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
+    ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment() }),
+    extra,
+  };
+}
+
+function port(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new UsageError(`${flag} must be a port number, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+/** The in-cluster helper: runs until SIGTERM or SIGINT, then hands its Lease back. */
+async function helperCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      help: { type: 'boolean', short: 'h', default: false },
+      config: { type: 'string' },
+      'webhook-port': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'no-webhook': { type: 'boolean', default: false },
+      'self-signed-cert': { type: 'boolean', default: false },
+      'cert-secret': { type: 'string', default: 'kerf-gitops-webhook-tls' },
+      'webhook-configuration': { type: 'string', default: 'kerf-gitops' },
+      'webhook-service': { type: 'string', default: 'kerf-gitops-helper' },
+      'health-port': { type: 'string' },
+      'bind-address': { type: 'string' },
+    },
+    allowPositionals: false,
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELPER_USAGE);
+    return 0;
+  }
+  const problem = clusterConfigProblem(process.env);
+  if (problem) throw new UsageError(problem);
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { runHelper, HelperConfigError, HelperOptionsError } = await import('../helper/main.js');
+  const { jsonLineLogger } = await import('../util/logger.js');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+  const webhookPort = port(values['webhook-port'], '--webhook-port');
+  const healthPort = port(values['health-port'], '--health-port');
+  const bindAddress = values['bind-address'];
+  if (bindAddress !== undefined && isIP(bindAddress) === 0) throw new UsageError(`--bind-address must be an IP address (e.g. 0.0.0.0, 127.0.0.1, ::), got ${JSON.stringify(bindAddress)}`);
+  try {
+    const helper = await runHelper({
+      ...(values.config !== undefined && { config: values.config }),
+      ...(webhookPort !== undefined && { webhookPort }),
+      ...(values['tls-cert'] !== undefined && { tlsCert: values['tls-cert'] }),
+      ...(values['tls-key'] !== undefined && { tlsKey: values['tls-key'] }),
+      noWebhook: values['no-webhook'],
+      ...(values['self-signed-cert'] && {
+        selfSignedCertificate: { secretName: values['cert-secret'], webhookConfiguration: values['webhook-configuration'], service: values['webhook-service'] },
+      }),
+      ...(healthPort !== undefined && { healthPort }),
+      ...(bindAddress !== undefined && { host: bindAddress }),
+      kubeConfig,
+      logger: jsonLineLogger(process.stdout),
+    });
+    await new Promise<void>((resolveStop) => {
+      process.once('SIGTERM', resolveStop);
+      process.once('SIGINT', resolveStop);
+    });
+    await helper.stop();
+    return 0;
+  } catch (error) {
+    if (error instanceof HelperConfigError || error instanceof HelperOptionsError) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
+/** Only GitHub knows the branch's rules: asked when a workflow's token and repository are set. */
+async function windowProtection(env: NodeJS.ProcessEnv) {
+  if (!env.GITHUB_TOKEN || !env.GITHUB_REPOSITORY) return undefined;
+  try {
+    return await createGitHub(gitHubOptionsFromEnv(env)).windowProtection();
+  } catch (error) {
+    if (error instanceof GitHubError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** A cluster-only command needs a cluster: without one it is input that stops the run. */
+function requireCluster(env: NodeJS.ProcessEnv): ClusterConnection {
+  const problem = clusterConfigProblem(env);
+  if (problem) throw new UsageError(problem);
+  return clusterFromEnvironment();
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [command, ...rest] = argv;
+  // helper and import print their own usage.
+  if (command !== undefined && !['help', 'helper', 'import'].includes(command) && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  try {
+    switch (command) {
+      case 'plan': {
+        const options = parseCommandOptions(rest, env);
+        const { plan } = await runPlan(options);
+        process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
+        return hasErrors(plan.errors) ? 1 : 0;
+      }
+      case 'write': {
+        const options = parseCommandOptions(rest, env);
+        const { plan, index } = await runPlan(options);
+        const { edits, errors } = planEdits(index, plan.decisions);
+        await writeFilesAtomic(options.repo, edits.map((edit) => ({ path: edit.path, content: edit.after })));
+        const result = { ...plan, errors: [...plan.errors, ...errors], written: edits.map((edit) => edit.path) };
+        process.stdout.write(
+          options.output === 'json'
+            ? `${JSON.stringify(result, null, 2)}\n`
+            : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
+        );
+        // Any error counts, a refusal among them whether `plan` already made it or the write did.
+        return hasErrors(result.errors) ? 1 : 0;
+      }
+      case 'doctor': {
+        const options = parseCommandOptions(rest, env, { strict: { type: 'boolean' } });
+        const { plan, index, config } = await runPlan(options);
+        const branchProtection = await windowProtection(env);
+        const findings = diagnose({ index, plan, config, now: options.now, ...(branchProtection && { branchProtection }) });
+        const unchecked = notChecked({ ...(branchProtection && { branchProtection }), cluster: options.cluster !== undefined });
+        process.stdout.write(options.output === 'json' ? `${JSON.stringify({ findings, notChecked: unchecked }, null, 2)}\n` : renderFindings(findings, unchecked));
+        // Any error fails; --strict fails on warnings too.
+        return findings.some((finding) => finding.severity === 'error' || options.extra.strict === true) ? 1 : 0;
+      }
+      case 'reconcile':
+        return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
+      case 'helper':
+        return await helperCommand(rest);
+      case 'import': {
+        if (rest.length === 0 || rest.some((arg) => arg === '--help' || arg === '-h')) {
+          process.stdout.write(IMPORT_USAGE);
+          return rest.length === 0 ? 2 : 0;
+        }
+        const { output, ...report } = await runImport(rest, clusterFromEnvironment);
+        process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderImport(report));
+        return 0;
+      }
+      case 'status': {
+        const options = parseCommandOptions(rest, env);
+        return await runStatusCommand(options.cluster ?? requireCluster(env), options.output, options.now, process.stdout, process.stderr);
+      }
+      case '--version':
+      case '-V':
+        process.stdout.write(`${VERSION}\n`);
+        return 0;
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; see kerf-gitops --help`);
+    }
+  } catch (error) {
+    if (error instanceof InputError || error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`kerf-gitops: ${(error as Error).message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+

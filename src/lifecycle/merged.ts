@@ -1,0 +1,95 @@
+// Merged and synced (G5): a merged kerf PR has reached the cluster when the workload's live
+// template carries the values, its controller has observed that generation, and the Argo CD
+// Application or Flux Kustomization that manages it (if any) synced a revision holding the merge.
+import type { RightsizingRecommendation } from '../model/types.js';
+import { computeChanges } from '../rules/changes.js';
+import type { ClusterState } from '../cluster/cluster-reader.js';
+import type { KubeObject } from '../cluster/objects.js';
+import { isObject } from '../cluster/objects.js';
+import { workloadFromObject } from './live-workload.js';
+
+export interface PullRequestState {
+  number: number;
+  merged: boolean;
+  /** RFC 3339; null until merged. */
+  mergedAt: string | null;
+  mergeCommitSha: string | null;
+}
+
+/** Reads one pull request's merge state. */
+export interface PullRequestReader {
+  getPull(number: number): Promise<PullRequestState>;
+}
+
+/** Git history: whether `commit` is `revision` or one of its ancestors. */
+export interface RevisionPort {
+  contains(revision: string, commit: string): Promise<boolean>;
+}
+
+/** The GitOps tool that applies the workload, and the Git revision it last synced. */
+export interface SyncManager {
+  /** e.g. `Argo CD Application argocd/shop`. */
+  name: string;
+  revision: string | null;
+}
+
+/** Flux writes `main@sha1:<sha>` (older versions `main/<sha>`); the commit is the hex at the end. */
+function fluxRevision(value: unknown): string | null {
+  return typeof value === 'string' ? (/([0-9a-f]{40,64})$/.exec(value)?.[1] ?? null) : null;
+}
+
+/** The Argo CD Application (by `status.resources`) or Flux Kustomization (by its inventory) that manages the workload. */
+export function syncManagerOf(state: Pick<ClusterState, 'applications' | 'kustomizations'>, workload: { namespace: string; kind: string; name: string }): SyncManager | undefined {
+  const { namespace, kind, name } = workload;
+  for (const app of state.applications) {
+    const status = app.status ?? {};
+    const resources = Array.isArray(status.resources) ? status.resources.filter(isObject) : [];
+    if (!resources.some((r) => r.group === 'apps' && r.kind === kind && r.namespace === namespace && r.name === name)) continue;
+    const sync = isObject(status.sync) ? status.sync : {};
+    return { name: `Argo CD Application ${app.metadata.namespace ?? 'default'}/${app.metadata.name}`, revision: typeof sync.revision === 'string' ? sync.revision : null };
+  }
+  const id = `${namespace}_${name}_apps_${kind}`;
+  for (const kustomization of state.kustomizations) {
+    const status = kustomization.status ?? {};
+    const inventory = isObject(status.inventory) && Array.isArray(status.inventory.entries) ? status.inventory.entries.filter(isObject) : [];
+    if (!inventory.some((entry) => entry.id === id)) continue;
+    return { name: `Flux Kustomization ${kustomization.metadata.namespace ?? 'default'}/${kustomization.metadata.name}`, revision: fluxRevision(status.lastAppliedRevision) };
+  }
+  return undefined;
+}
+
+/**
+ * Why the live workload does not run the recommendation yet (its template differs, or its
+ * controller has not observed the template's generation), or null when it does.
+ */
+export function liveTemplateLag(workload: KubeObject, recommendation: RightsizingRecommendation): string | null {
+  const live = workloadFromObject(workload);
+  if (!live) return `${workload.kind} ${workload.metadata.name} is not a workload kerf rightsizes`;
+  const differences = computeChanges(live, recommendation.containers);
+  if (differences.length > 0) {
+    return `the live template still has ${differences.map((c) => `${c.container} ${c.field} ${c.from ?? 'unset'}`).join(', ')}`;
+  }
+  const generation = workload.metadata.generation ?? 1;
+  const observed = workload.status?.observedGeneration;
+  if (typeof observed !== 'number' || observed < generation) {
+    return `its controller has observed generation ${typeof observed === 'number' ? observed : 'none'} of ${generation}`;
+  }
+  return null;
+}
+
+/** Whether the merge has reached the cluster, or what it still waits for. */
+export async function mergeReached(input: {
+  workload: KubeObject;
+  recommendation: RightsizingRecommendation;
+  manager: SyncManager | undefined;
+  mergeCommit: string;
+  revisions: RevisionPort;
+}): Promise<{ reached: true } | { reached: false; waitingFor: string }> {
+  const lag = liveTemplateLag(input.workload, input.recommendation);
+  if (lag) return { reached: false, waitingFor: lag };
+  const { manager, mergeCommit } = input;
+  if (!manager) return { reached: true };
+  const { revision } = manager;
+  if (revision !== null && (revision === mergeCommit || (await input.revisions.contains(revision, mergeCommit)))) return { reached: true };
+  return { reached: false, waitingFor: `${manager.name} synced ${revision ?? 'no revision'}, which does not contain the merge commit ${mergeCommit}` };
+}

@@ -1,0 +1,261 @@
+// From pull-request decisions to file edits: one change set drives the edit, the commit message,
+// the PR body and the outputs (as in Flux image-automation's result type).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Change, Decision, HelmValuesSource, PlanError, ResourceName, Workload } from '../model/types.js';
+import { editHelmValues } from '../manifests/helm/values-edit.js';
+import type { RepoIndex } from '../manifests/scan.js';
+import { workloadKey } from '../manifests/scan.js';
+import { EditError, ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
+import { KustomizeError } from '../manifests/kustomize-error.js';
+import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
+import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
+import type { EditDecision } from '../manifests/kustomize-resolve.js';
+import { editedFile, resolveField } from '../manifests/kustomize-values.js';
+
+export interface FileEdit {
+  path: string;
+  before: string;
+  after: string;
+}
+
+export interface EditPlan {
+  edits: FileEdit[];
+  /** The decisions whose changes all landed in `edits`. */
+  applied: Decision[];
+  errors: PlanError[];
+}
+
+/** A change kerf cannot write where kustomize takes the value from (e.g. a JSON 6902 patch of the root). */
+export class UnsupportedSourceError extends Error {
+  readonly code = 'UnsupportedSource';
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The text an index built in memory (not from a repo on disk) holds for a file. A scanned file
+ * with a broken document keeps its screened text (other documents blanked out), never written back.
+ */
+function heldText(index: RepoIndex, path: string): string | undefined {
+  const scanned = index.files.get(path);
+  return scanned?.broken === undefined ? scanned?.text : undefined;
+}
+
+/** A file as a decision sees it: an editor over its text, and the documents the decision edited. */
+interface Staged {
+  editor: ResourceFileEditor;
+  documents: Map<number, string>;
+}
+
+/**
+ * Files as edited so far. Resource edits of one file share one editor (one parse, one assembly at
+ * the end, however many workloads the file holds); a decision's edits see each other's, and land
+ * together or not at all.
+ */
+class Workspace {
+  private readonly committed = new Map<string, ResourceFileEditor>();
+  private staged = new Map<string, Staged>();
+  constructor(
+    private readonly read: (path: string) => string | undefined,
+    /** How many documents the scan found in a file, so its editor parses only those it edits. */
+    private readonly documentCount: (path: string) => number | undefined,
+  ) {}
+
+  private stage(path: string): Staged | undefined {
+    let staged = this.staged.get(path);
+    if (!staged) {
+      let editor = this.committed.get(path);
+      if (!editor) {
+        const text = this.read(path);
+        if (text === undefined) return undefined;
+        editor = new ResourceFileEditor(text, path, this.documentCount(path));
+        this.committed.set(path, editor);
+      }
+      staged = { editor, documents: new Map() };
+      this.staged.set(path, staged);
+    }
+    return staged;
+  }
+
+  editDocument(file: string, target: DocumentTarget, edits: ResourceEdit[]): void {
+    const staged = this.stage(file);
+    if (!staged) throw new UnsupportedSourceError(`${file}: not found in the scanned repo`);
+    staged.documents.set(target.document, staged.editor.edit(target, edits, staged.documents.get(target.document)));
+  }
+
+  text(path: string): string | undefined {
+    const staged = this.stage(path);
+    return staged?.editor.render(staged.documents);
+  }
+
+  write(path: string, text: string): void {
+    this.staged.set(path, { editor: new ResourceFileEditor(text, path), documents: new Map() });
+  }
+
+  /** Keeps the current decision's edits; `discard` drops them. */
+  commit(): void {
+    for (const [path, { editor, documents }] of this.staged) {
+      for (const [document, slice] of documents) editor.commit(document, slice);
+      this.committed.set(path, editor);
+    }
+    this.staged = new Map();
+  }
+
+  discard(): void {
+    this.staged = new Map();
+  }
+
+  /** Every file a committed decision touched, with its text now. */
+  *results(): IterableIterator<[string, string]> {
+    for (const [path, editor] of this.committed) yield [path, editor.render()];
+  }
+}
+
+function toResourceEdits(changes: readonly Change[]): ResourceEdit[] {
+  return changes.map(({ container, field, to }) => ({ container, field, to }));
+}
+
+function editHelm(work: Workspace, source: HelmValuesSource, edits: ResourceEdit[]): void {
+  const text = work.text(source.file);
+  if (text === undefined) throw new UnsupportedSourceError(`${source.file}: not found in the scanned repo`);
+  work.write(source.file, editHelmValues(text, source, edits));
+}
+
+/** A container kerf leaves alone because one of its values cannot be written where kustomize takes it from. */
+export interface ContainerRefusal {
+  container: string;
+  message: string;
+}
+
+function refusalOf(graph: KustomizeGraph, workload: Workload, change: Change): string | undefined {
+  const resolution = resolveField(graph, workload, change.container, change.field);
+  const object = `${workloadKey(workload.ref)} container ${change.container} ${change.field}`;
+  if (resolution.status !== 'resolved') return `${object}: ${resolution.reason}`;
+  const { decision } = resolution;
+  if (decision.kind === 'unsupported') return `${object}: ${decision.reason}`;
+  // Deleting the key from a patch would let the base's value through again.
+  if (decision.kind === 'edit-file' && change.to === null && resolution.source.kind === 'document' && resolution.source.role === 'patch') {
+    return `${object}: the value comes from the kustomize patch ${decision.file}; removing it there would bring back the value beneath, so kerf leaves this removal to a person`;
+  }
+  return undefined;
+}
+
+/**
+ * The changes kerf can write for the workload, and the containers it cannot place (all of a
+ * container's changes go, so its requests and limits never land half-changed). `plan` and `write`
+ * both use it, so what `plan` proposes `write` can place.
+ */
+function placeChanges(index: RepoIndex, workload: Workload, changes: readonly Change[]): { placed: Change[]; refused: ContainerRefusal[] } {
+  const graph = index.kustomize;
+  if (graph === undefined || workload.source.root === undefined) return { placed: [...changes], refused: [] };
+  const refused = new Map<string, string>();
+  for (const change of changes) {
+    if (refused.has(change.container)) continue;
+    const message = refusalOf(graph, workload, change);
+    if (message !== undefined) refused.set(change.container, message);
+  }
+  return {
+    placed: changes.filter((change) => !refused.has(change.container)),
+    refused: [...refused].map(([container, message]) => ({ container, message })),
+  };
+}
+
+/** Under kustomize, each field goes where its value really comes from: the defining file, or kerf's overlay patch. */
+function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Workload, changes: readonly Change[]): void {
+  const documents = new Map<string, { decision: Extract<EditDecision, { kind: 'edit-file' }>; changes: Change[] }>();
+  const overlays = new Map<string, { decision: Extract<EditDecision, { kind: 'overlay-patch' }>; containers: Map<string, OverlayPatchContainer> }>();
+  for (const change of changes) {
+    const resolution = resolveField(graph, workload, change.container, change.field);
+    if (resolution.status !== 'resolved' || resolution.decision.kind === 'unsupported') throw new UnsupportedSourceError(refusalOf(graph, workload, change));
+    const { decision } = resolution;
+    if (decision.kind === 'edit-file') {
+      const key = `${decision.file}#${decision.document}`;
+      const entry = documents.get(key) ?? { decision, changes: [] };
+      entry.changes.push(change);
+      documents.set(key, entry);
+      continue;
+    }
+    const path = editedFile(resolution) as string;
+    const entry = overlays.get(path) ?? { decision, containers: new Map() };
+    const init = workload.containers.find((c) => c.name === change.container)?.init === true;
+    const container = entry.containers.get(change.container) ?? { name: change.container, ...(init && { init }) };
+    const [group, resource] = change.field.split('.') as ['requests' | 'limits', ResourceName];
+    container[group] = { ...container[group], [resource]: change.to };
+    entry.containers.set(change.container, container);
+    overlays.set(path, entry);
+  }
+  for (const { decision, changes: documentChanges } of documents.values()) {
+    work.editDocument(decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
+  }
+  for (const [path, { decision, containers }] of overlays) {
+    work.write(path, renderOverlayPatch(work.text(path), decision.target, [...containers.values()], { order: decision.order, file: path }));
+    const kustomization = work.text(decision.kustomization);
+    if (kustomization === undefined) throw new UnsupportedSourceError(`${decision.kustomization}: not found in the scanned repo`);
+    work.write(decision.kustomization, addPatchToKustomization(kustomization, undefined, decision.kustomization));
+  }
+}
+
+/**
+ * Applies the changes of `decisions` (pull-request ones only) to the scanned file texts. A
+ * decision whose edit is refused leaves every file as it was and becomes an error entry; the
+ * others go on.
+ */
+export function planEdits(index: RepoIndex, decisions: readonly Decision[]): EditPlan {
+  // The scan keeps no texts: the files to edit are read again, as they are now.
+  const originals = new Map<string, string | undefined>();
+  const read = (path: string): string | undefined => {
+    if (!originals.has(path)) originals.set(path, index.files.has(path) ? (readText(join(index.root, path)) ?? heldText(index, path)) : undefined);
+    return originals.get(path);
+  };
+  const work = new Workspace(read, (path) => index.files.get(path)?.documents.length);
+  const applied: Decision[] = [];
+  const errors: PlanError[] = [];
+  for (const proposed of decisions) {
+    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) continue;
+    const workload = index.workloads.get(workloadKey(proposed.target));
+    if (!workload) continue;
+    const { placed, refused } = placeChanges(index, workload, proposed.changes);
+    for (const { container, message } of refused) {
+      errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
+    }
+    // A container whose edit is refused is left out and the rest tried again: one bad container
+    // never costs the recommendation's others. A failed try's staged edits are discarded.
+    let changes = placed;
+    while (changes.length > 0) {
+      const decision = changes.length === proposed.changes.length ? proposed : { ...proposed, changes };
+      try {
+        if (index.kustomize && workload.source.root !== undefined) editKustomized(work, index.kustomize, workload, decision.changes);
+        else if (workload.helm) editHelm(work, workload.helm, toResourceEdits(decision.changes));
+        else work.editDocument(workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
+        work.commit();
+        applied.push(decision);
+        break;
+      } catch (error) {
+        work.discard();
+        if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
+        errors.push({
+          code: error.code,
+          file: error instanceof EditError ? error.file : workload.source.file,
+          object: workloadKey(decision.target),
+          ...(error instanceof EditError && error.field !== undefined && { field: error.field }),
+          message: error.message,
+        });
+        const container = error instanceof EditError ? error.container : undefined;
+        const rest = container === undefined ? [] : changes.filter((change) => change.container !== container);
+        changes = rest.length < changes.length ? rest : [];
+      }
+    }
+  }
+  const edits = [...work.results()]
+    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
+    .filter((edit) => edit.before !== edit.after);
+  return { edits, applied, errors };
+}

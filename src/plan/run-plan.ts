@@ -1,0 +1,68 @@
+// The plan as every command computes it: config, scan, recommendations, decisions.
+import type { KerfConfig, RightsizingRecommendation } from '../model/types.js';
+import type { RepoIndex } from '../manifests/scan.js';
+import type { ClusterSource } from '../cluster/cluster-reader.js';
+import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
+import { expandRecommendationPaths, InputError, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
+import { makePlan, type Plan } from './plan.js';
+import { unmappedLiveHelm } from './helm-live.js';
+import { aboutThisRepo, clusterVpas, fromVpas, wantsVpa } from '../import/from-vpas.js';
+import { DEFAULT_IMPORT_OPTIONS, type Skip } from '../import/resources.js';
+
+export interface PlanOptions {
+  repo: string;
+  recommendations: string[];
+  config?: string;
+  now: Date;
+  fleetPaused: boolean;
+  /** Where `--recommendations cluster` and `--recommendations vpa` read from. */
+  cluster?: ClusterSource;
+}
+
+export interface PlanRun {
+  plan: Plan;
+  index: RepoIndex;
+  config: KerfConfig;
+  /** The recommendations the plan decided on (the repo's, the files', or the cluster's). */
+  recommendations: RightsizingRecommendation[];
+  /** What the cluster said, with `--recommendations cluster` when it could be read. */
+  cluster?: ClusterView;
+}
+
+export async function runPlan(options: PlanOptions): Promise<PlanRun> {
+  const { config, errors: configErrors } = await loadConfig(options.repo, options.config);
+  let index = await scanRepo(options.repo, config);
+  let recommendations = index.recommendations;
+  let cluster: ClusterView | undefined;
+  let skips: Skip[] | undefined;
+  if (wantsCluster(options.recommendations)) {
+    if (!options.cluster) throw new InputError('--recommendations cluster needs a cluster: KUBECONFIG or an in-cluster service account');
+    const read = await readCluster(options.cluster, config);
+    if ('error' in read) index.errors.push(read.error);
+    else {
+      cluster = read.view;
+      recommendations = recommendationsInRepo(cluster, index).map((view) => view.recommendation);
+      index = withClusterFacts(index, cluster);
+      index.errors.push(...read.errors, ...unmappedLiveHelm(cluster.state, index, cluster.facts.recommendations.map((view) => view.recommendation)));
+    }
+  } else if (wantsVpa(options.recommendations)) {
+    if (!options.cluster) throw new InputError('--recommendations vpa needs a cluster: KUBECONFIG or an in-cluster service account');
+    // VPAs that cannot be read stop the run: planned without them, every open PR would look
+    // unwanted and be closed, and files it was told not to use are no stand-in.
+    const read = await clusterVpas(options.cluster);
+    if ('error' in read) throw new InputError(read.error.message);
+    const fromCluster = fromVpas(read.vpas, index, { ...DEFAULT_IMPORT_OPTIONS, bound: 'target' });
+    recommendations = fromCluster.recommendations;
+    skips = fromCluster.skips.filter(aboutThisRepo);
+  } else if (options.recommendations.length > 0) {
+    const paths = await expandRecommendationPaths(options.recommendations, process.cwd());
+    const loaded = await loadRecommendationFiles(paths, options.repo);
+    recommendations = loaded.recommendations;
+    index.errors.push(...loaded.errors);
+  }
+  index.errors.unshift(...configErrors);
+  const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now });
+  if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster);
+  if (skips) plan.skipped = skips;
+  return { plan, index, config, recommendations, ...(cluster && { cluster }) };
+}

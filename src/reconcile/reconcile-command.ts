@@ -1,0 +1,119 @@
+// `kerf-gitops reconcile`: its flags on top of plan's, the ports built from the environment, the
+// summary printed, and the exit code (0 all done, 1 some group failed, 2 bad input).
+import { hostname } from 'node:os';
+import type { GroupBy } from '../model/types.js';
+import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import type { Logger } from '../util/logger.js';
+import { wantsCluster } from '../plan/cluster-source.js';
+import { wantsVpa } from '../import/from-vpas.js';
+import { InputError } from '../plan/inputs.js';
+import { hasErrors } from '../plan/plan.js';
+import { connectLoop } from './close-loop.js';
+import type { PlanOptions } from '../plan/run-plan.js';
+import { createGit, GitError } from '../git/git.js';
+import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/github.js';
+import { reconcile, type ReconcileOptions, type ReconcilePorts } from './reconcile.js';
+import { renderReconcileTable } from './reconcile-table.js';
+import { redact } from '../util/redact.js';
+
+const GROUP_BY: readonly GroupBy[] = ['per-workload', 'per-namespace', 'single'];
+
+/** reconcile's own flags, on top of plan's. */
+export const RECONCILE_FLAGS = {
+  'dry-run': { type: 'boolean' },
+  'group-by': { type: 'string' },
+  labels: { type: 'string', multiple: true },
+  reviewers: { type: 'string', multiple: true },
+  'team-reviewers': { type: 'string', multiple: true },
+} as const;
+
+type ParsedFlags = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+/** `--labels a,b --labels c` → `[a, b, c]`; undefined when the flag is absent (the config decides). */
+function list(value: ParsedFlags[string]): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.flatMap((item) => String(item).split(',')).map((item) => item.trim()).filter(Boolean);
+}
+
+/** The parsed flags as reconcile options; a bad value stops the run (exit 2). */
+export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof PlanOptions> {
+  const groupBy = extra['group-by'];
+  if (groupBy !== undefined && !(GROUP_BY as readonly unknown[]).includes(groupBy)) {
+    throw new InputError(`--group-by must be one of ${GROUP_BY.join(', ')}, got ${JSON.stringify(groupBy)}`);
+  }
+  const labels = list(extra.labels);
+  const reviewers = list(extra.reviewers);
+  const teamReviewers = list(extra['team-reviewers']);
+  return {
+    dryRun: extra['dry-run'] === true,
+    ...(groupBy !== undefined && { groupBy: groupBy as GroupBy }),
+    ...(labels !== undefined && { labels }),
+    ...(reviewers !== undefined && { reviewers }),
+    ...(teamReviewers !== undefined && { teamReviewers }),
+    ...(typeof extra['auto-merge'] === 'boolean' && { autoMerge: extra['auto-merge'] }),
+  };
+}
+
+/** What a reconcile run works with, built from its environment by the CLI and the Action alike. */
+export interface ReconcileSetup {
+  /** The cluster the run reads and writes (`--recommendations cluster`) or reads VPAs from (`vpa`): the one given, or KUBECONFIG's / in-cluster. */
+  cluster?: ClusterConnection;
+  ports: Pick<ReconcilePorts, 'git' | 'github' | 'secrets' | 'afterRun'>;
+}
+
+/**
+ * Git (the clone's origin, pushed with the token), GitHub (GITHUB_TOKEN, GITHUB_REPOSITORY,
+ * GITHUB_API_URL), and with `--recommendations cluster` the cluster connection and the loop hook
+ * (status write-back, merged-and-synced, health watch, rollback). A dry run needs neither token
+ * nor remote and closes no loop; missing GitHub settings or a clone without origin are input errors.
+ */
+export async function reconcilePorts(
+  options: Pick<ReconcileOptions, 'repo' | 'recommendations' | 'dryRun'> & { cluster?: ClusterConnection },
+  env: NodeJS.ProcessEnv,
+  log?: Logger,
+): Promise<ReconcileSetup> {
+  const cluster = options.cluster ?? (wantsCluster(options.recommendations) || wantsVpa(options.recommendations) ? clusterFromEnvironment() : undefined);
+  const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
+  const setup = (ports: ReconcileSetup['ports']): ReconcileSetup => ({ ...(cluster && { cluster }), ports });
+  if (options.dryRun) return setup({ secrets });
+  let github;
+  try {
+    github = gitHubOptionsFromEnv(env);
+  } catch (error) {
+    if (error instanceof GitHubError) throw new InputError(error.message);
+    throw error;
+  }
+  const git = await createGit({ repo: options.repo, token: github.token }).catch((error: unknown) => {
+    throw error instanceof GitError ? new InputError(error.message) : error;
+  });
+  const port = createGitHub({ ...github, ...(log && { log }) });
+  // A cluster whose configuration cannot even be loaded fails the plan's read with the same error
+  // (one connection, remembered), which the plan reports: the run goes on with Git alone, no loop.
+  // The loop writes RightsizingRecommendations' status: VPAs have none, so `--recommendations vpa` only reads.
+  if (!cluster || !wantsCluster(options.recommendations) || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
+  const afterRun = await connectLoop({ cluster, ports: { git, github: port }, repo: options.repo, identity: hostname(), ...(log && { log }) });
+  return setup({ git, github: port, secrets, afterRun });
+}
+
+export async function runReconcileCommand(
+  parsed: PlanOptions & { output: 'table' | 'json'; extra: ParsedFlags; cluster?: ClusterConnection },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { extra, ...planOptions } = parsed;
+  const options = { ...planOptions, ...reconcileFlags(extra) };
+  const { cluster, ports } = await reconcilePorts(options, env);
+  const secrets = ports.secrets ?? [];
+  let result;
+  try {
+    result = await reconcile({ ...options, ...(cluster && { cluster }) }, ports);
+  } catch (error) {
+    // Git or GitHub failing before any group could start (no access, no network): one line, exit 1.
+    if (!(error instanceof GitError || error instanceof GitHubError)) throw error;
+    process.stderr.write(`kerf-gitops: ${redact(error.message, secrets)}\n`);
+    return 1;
+  }
+  const text = options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderReconcileTable(result);
+  process.stdout.write(redact(text, secrets));
+  // Any error fails the run (the rest was still done): an invalid policy must not be a green run.
+  return result.errors.length > 0 || hasErrors(result.plan.errors) ? 1 : 0;
+}

@@ -5,7 +5,7 @@ import { relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
 import type { PlanError, Reason } from '../model/types.js';
 import type { Finding } from '../plan/doctor.js';
-import { targetName } from '../plan/groups.js';
+import { workloadKey } from '../util/workload-key.js';
 import type { ReconcileError } from '../reconcile/reconcile.js';
 import { redact } from '../util/redact.js';
 import type { HeldBackChange } from './held-back.js';
@@ -64,7 +64,7 @@ export function heldBackAnnotations(heldBack: readonly HeldBackChange[]): Annota
     .filter(({ decision }) => decision.action === 'wait' || (decision.action === 'blocked' && NEEDS_SOMEONE.has(decision.reason)))
     .map(({ decision, reason }) => {
       const file = decision.changes[0]?.file;
-      return { level: 'warning', title: 'kerf: change held back', message: `${targetName(decision.target)}: held back: ${reason}`, ...(file !== undefined && { file }) };
+      return { level: 'warning', title: 'kerf: change held back', message: `${workloadKey(decision.target)}: held back: ${reason}`, ...(file !== undefined && { file }) };
     });
 }
 

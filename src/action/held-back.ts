@@ -2,7 +2,7 @@
 // deferred PRs whose merge waits for a window (D1), and proposals a PR limit or a human's
 // takeover kept out of Git. They drive the summary, the `held-back` output and warnings.
 import type { Decision } from '../model/types.js';
-import { targetName } from '../plan/groups.js';
+import { workloadKey } from '../util/workload-key.js';
 import { NO_FREE_WINDOW, reasonWords } from '../plan/reason-text.js';
 import type { PullRequestOutcome, ReconcileResult } from '../reconcile/reconcile.js';
 
@@ -34,7 +34,7 @@ export function heldBackChanges(result: ReconcileResult): HeldBackChange[] {
   const outcomes = new Map(result.pullRequests.filter((pr) => pr.action !== 'closed').flatMap((pr) => pr.targets.map((target) => [target, pr] as const)));
   return result.plan.decisions.flatMap((decision): HeldBackChange[] => {
     if (decision.changes.length === 0) return [];
-    const outcome = outcomes.get(targetName(decision.target));
+    const outcome = outcomes.get(workloadKey(decision.target));
     const reason = why(decision, outcome);
     if (reason === null) return [];
     const pullRequest = outcome && outcome.number !== null && outcome.url !== null ? { number: outcome.number, url: outcome.url } : null;

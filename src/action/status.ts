@@ -2,6 +2,7 @@
 // statuses the loop just wrote show, as `kerf-gitops status` reads them.
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import type { PlanError } from '../model/types.js';
+import { workloadKey } from '../util/workload-key.js';
 import type { ReconcileResult } from '../reconcile/reconcile.js';
 import { statusRows, type StatusRow } from '../reconcile/status-command.js';
 
@@ -15,6 +16,6 @@ export function unreachableCluster(error: PlanError): boolean {
  * business, left out of the plan and the loop as well.
  */
 export async function clusterStatus(cluster: ClusterSource, result: ReconcileResult, now: Date): Promise<StatusRow[]> {
-  const planned = new Set(result.plan.decisions.map(({ target }) => `${target.namespace}/${target.kind}/${target.name}`));
+  const planned = new Set(result.plan.decisions.map(({ target }) => workloadKey(target)));
   return statusRows(await cluster.recommendations(), now).filter((row) => planned.has(`${row.namespace}/${row.target}`));
 }

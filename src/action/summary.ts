@@ -3,7 +3,7 @@
 import type { Decision } from '../model/types.js';
 import type { Finding } from '../plan/doctor.js';
 import { describeChanges } from '../plan/plan-table.js';
-import { targetName } from '../plan/groups.js';
+import { workloadKey } from '../util/workload-key.js';
 import type { PullRequestOutcome, ReconcileResult } from '../reconcile/reconcile.js';
 import type { StatusRow } from '../reconcile/status-command.js';
 import { formatWindowTime } from '../reconcile/window-status.js';
@@ -157,7 +157,7 @@ export function renderSummary({ result, heldBack, findings, status, decisionsFil
       ...table(
         ['Workload', 'Reason', 'Next window', 'Pull request', 'Change'],
         heldBack.map((held) => [
-          targetName(held.decision.target),
+          workloadKey(held.decision.target),
           held.reason,
           when(held.decision, result.plan.now),
           held.pullRequest ? link(`#${held.pullRequest.number}`, held.pullRequest.url) : '-',
@@ -191,7 +191,7 @@ export function renderSummary({ result, heldBack, findings, status, decisionsFil
   out.push('', '### Plan', '');
   if (result.plan.decisions.length === 0) out.push('No recommendations.');
   else {
-    const rows = result.plan.decisions.map((d) => [targetName(d.target), strategy(d), d.action, d.phase, d.reason ?? '-', when(d, result.plan.now), describeChanges(d.changes) || '-']);
+    const rows = result.plan.decisions.map((d) => [workloadKey(d.target), strategy(d), d.action, d.phase, d.reason ?? '-', when(d, result.plan.now), describeChanges(d.changes) || '-']);
     out.push(
       `<details><summary>All ${rows.length} decisions</summary>`,
       '',

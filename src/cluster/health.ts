@@ -1,7 +1,7 @@
 // The health watch after a change is applied: what the pods' status says broke since then. Pure
 // over wire pods and `now`; the helper (in place, OD2) and the reconciler (rollouts) share it.
 import type { ContainerStatus, Pod } from './objects.js';
-import { isObject } from './objects.js';
+import { isObject } from '../util/json.js';
 
 export type BreachKind = 'OOMKilled' | 'Restarted' | 'NotReady';
 

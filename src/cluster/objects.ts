@@ -94,9 +94,5 @@ export interface Node {
   status?: { nodeInfo?: { swap?: { capacity?: number } } };
 }
 
-export { isObject } from '../util/json.js';
 
-/** namespace/name, the key informers and the helper's own maps use. */
-export function keyOf(namespace: string | undefined, name: string): string {
-  return `${namespace ?? 'default'}/${name}`;
-}
+export { isObject } from '../util/json.js';

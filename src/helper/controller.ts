@@ -8,11 +8,11 @@ import { ClusterError } from '../cluster/cluster-port.js';
 import type { ClusterPort } from '../cluster/cluster-port.js';
 import type { ClusterWatch } from '../cluster/kube-watch.js';
 import type { KubeObject } from '../cluster/objects.js';
-import { keyOf } from '../cluster/objects.js';
+import { keyOf, workloadKey } from '../util/workload-key.js';
 import { readClusterFacts } from '../lifecycle/cluster-facts.js';
 import type { ClusterFacts } from '../lifecycle/cluster-facts.js';
 import type { LeaderElector } from './leader-election.js';
-import { workloadFromObject } from '../lifecycle/live-workload.js';
+import { liveWorkload } from '../lifecycle/live-workload.js';
 import type { Logger } from '../util/logger.js';
 import { nextEvictions } from './on-delete.js';
 import type { EventNote, StatusUpdate } from '../lifecycle/outcome.js';
@@ -27,7 +27,6 @@ import { fallbackPlan, planResize } from './resize-plan.js';
 import type { ResizeMemory, ResizePlan } from './resize-plan.js';
 import type { WebhookState } from './webhook-state.js';
 import { buildWebhookState } from './webhook-state.js';
-import { workloadKey } from '../lifecycle/pod-owners.js';
 
 export interface ControllerOptions {
   port: ClusterPort;
@@ -166,9 +165,9 @@ export class Controller {
   private async reconcile(view: Recommendation, facts: ClusterFacts, config: KerfConfig): Promise<void> {
     const { recommendation } = view;
     const key = keyOf(recommendation.namespace, recommendation.name);
-    const target = workloadKey(recommendation.namespace, recommendation.targetRef.kind, recommendation.targetRef.name);
+    const target = workloadKey({ namespace: recommendation.namespace, ...recommendation.targetRef });
     const object = facts.workloads.get(target);
-    const workload = object && workloadFromObject(object);
+    const workload = object && liveWorkload(object);
     if (!object || !workload) return;
     const written = this.written.get(key);
     if (written && written.staleVersion !== view.resourceVersion) this.written.delete(key);
@@ -233,12 +232,12 @@ export class Controller {
 
   private async replaceOnDelete(view: Recommendation, statefulSet: KubeObject, facts: ClusterFacts, config: KerfConfig): Promise<void> {
     const { recommendation } = view;
-    const workload = workloadFromObject(statefulSet);
+    const workload = liveWorkload(statefulSet);
     const match = workload && selectPolicy(workload, facts.policiesByNamespace.get(recommendation.namespace) ?? []);
     if (!workload || match?.kind !== 'covered' || match.policy.mode !== 'auto-patch') return;
     const policy = match.policy;
     const now = this.options.now();
-    const key = workloadKey(recommendation.namespace, 'StatefulSet', statefulSet.metadata.name);
+    const key = workloadKey({ namespace: recommendation.namespace, kind: 'StatefulSet', name: statefulSet.metadata.name });
     // OD1 begins once the merge is known to have reached the cluster: the reconciler then marks it Resizing (G5).
     if (view.status.phase === 'Proposed' || view.status.phase === 'Deferred' || view.status.phase === 'Pending') return;
     // OD2: no replacement while the health watch reports a breach, nor after a rollback.

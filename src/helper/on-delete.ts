@@ -4,7 +4,7 @@ import type { HoldReason, KerfConfig, RightsizingPolicy } from '../model/types.j
 import { parseDuration } from '../rules/duration.js';
 import { pauseOrFreeze } from '../rules/decide.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
-import { isObject } from '../cluster/objects.js';
+import { isObject } from '../util/json.js';
 import { isTerminating, ordinalOf, readySince } from '../lifecycle/pod-state.js';
 
 export type EvictionWait = 'not-on-delete' | 'up-to-date' | 'held' | 'not-ready' | 'settling';

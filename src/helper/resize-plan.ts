@@ -20,7 +20,7 @@ import { configuredStrategy, hasStickyFallback } from '../rules/strategy.js';
 import type { ContainerResize } from '../cluster/cluster-port.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
 import { podsRunValues } from '../lifecycle/pods-run-values.js';
-import { containerSpecs } from '../lifecycle/live-workload.js';
+import { containerSpecs } from '../model/workload.js';
 import type { EventNote, StatusUpdate } from '../lifecycle/outcome.js';
 import { latestInstant, resizeProgress } from '../lifecycle/pod-state.js';
 

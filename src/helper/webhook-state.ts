@@ -3,7 +3,8 @@
 import type { ContainerRecommendation } from '../model/types.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
 import { resizableContainers } from '../lifecycle/pod-state.js';
-import { podWorkload, replicaSetOwnersOf, revisionOf, workloadKey, type RecommendationView } from '../lifecycle/pod-owners.js';
+import { podWorkload, replicaSetOwnersOf, revisionOf, type RecommendationView } from '../lifecycle/pod-owners.js';
+import { workloadKey } from '../util/workload-key.js';
 
 export interface AppliedValues {
   /** The released recommendation (removals included, N4); undefined when none is released now. */
@@ -51,14 +52,14 @@ export function buildWebhookState(input: {
     const owner = podWorkload(pod, namespace, replicaSetOwners);
     const revision = revisionOf(pod.metadata.labels);
     if (!owner || !revision || pod.metadata.deletionTimestamp) continue;
-    const key = workloadKey(namespace, owner.kind, owner.name);
+    const key = workloadKey({ namespace, kind: owner.kind, name: owner.name });
     const revisions = byWorkload.get(key) ?? new Map<string, ContainerRecommendation[]>();
     if (!revisions.has(revision)) revisions.set(revision, carried(pod));
     byWorkload.set(key, revisions);
   }
   for (const { recommendation, generation, observedGeneration } of input.recommendations) {
     if (observedGeneration === undefined || recommendation.status.strategy !== 'in-place') continue;
-    const key = workloadKey(recommendation.namespace, recommendation.targetRef.kind, recommendation.targetRef.name);
+    const key = workloadKey({ namespace: recommendation.namespace, ...recommendation.targetRef });
     applied.set(key, {
       ...(observedGeneration === generation && { released: recommendation.containers }),
       byRevision: byWorkload.get(key) ?? new Map(),

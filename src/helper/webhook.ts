@@ -7,10 +7,11 @@ import type { Server } from 'node:https';
 import type { ContainerRecommendation } from '../model/types.js';
 import { parseQuantity } from '../rules/quantity.js';
 import type { Pod, PodContainer, ResourceList } from '../cluster/objects.js';
-import { isObject } from '../cluster/objects.js';
+import { isObject } from '../util/json.js';
 import type { Logger } from '../util/logger.js';
 import type { WebhookState } from './webhook-state.js';
-import { podWorkload, revisionOf, workloadKey } from '../lifecycle/pod-owners.js';
+import { podWorkload, revisionOf } from '../lifecycle/pod-owners.js';
+import { workloadKey } from '../util/workload-key.js';
 
 export const WEBHOOK_PATH = '/mutate-pods';
 
@@ -96,7 +97,7 @@ export function admit(review: AdmissionReview, state: WebhookState): JsonPatchOp
   if (!pod.metadata || !pod.spec) return [];
   const owner = podWorkload(pod, namespace, state.replicaSetOwners);
   if (!owner) return [];
-  const applied = state.applied.get(workloadKey(namespace, owner.kind, owner.name));
+  const applied = state.applied.get(workloadKey({ namespace, kind: owner.kind, name: owner.name }));
   const revision = revisionOf(pod.metadata.labels);
   const wanted = applied?.released ?? (revision !== undefined ? applied?.byRevision.get(revision) : undefined);
   if (!wanted) return [];

@@ -5,7 +5,8 @@
 import type { ContainerRecommendation, ObjectRef, RecommendationSource } from '../model/types.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
 import { DATE_TIME } from '../model/validate.js';
-import { assemble, quantityOf, RESOURCES, roundUp, skipOf, targetName, type CurrentValues, type Imported, type ImportOptions, type Skip } from './resources.js';
+import { workloadKey } from '../util/workload-key.js';
+import { assemble, quantityOf, RESOURCES, roundUp, skipOf, type CurrentValues, type Imported, type ImportOptions, type Skip } from './resources.js';
 
 type Json = Record<string, unknown>;
 const object = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
@@ -69,7 +70,7 @@ export function fromKrr(result: unknown, currentValues: CurrentValues, options: 
   for (const scan of scans) {
     const workload = object(scan.object);
     const target = { namespace: String(workload.namespace ?? 'default'), kind: String(workload.kind ?? ''), name: String(workload.name ?? '') };
-    const key = targetName(target);
+    const key = workloadKey(target);
     const entry = byWorkload.get(key) ?? { target, scans: [] };
     entry.scans.push(scan);
     byWorkload.set(key, entry);

@@ -2,7 +2,8 @@
 // noise out of pull requests, and the reasons a workload or container is skipped. Pure.
 import type { ContainerRecommendation, ObjectRef, RecommendationSource, ResourceName, RightsizingRecommendation } from '../model/types.js';
 import { Quantity, QuantityError } from '../rules/quantity.js';
-import { workloadKey, type RepoIndex } from '../manifests/scan.js';
+import { type RepoIndex } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 
 export const RESOURCES: readonly ResourceName[] = ['cpu', 'memory'];
 
@@ -71,13 +72,9 @@ export function skipLines(heading: string, skips: readonly Skip[]): string[] {
   return skips.length === 0 ? [] : ['', `${heading} (${skips.length}):`, ...skips.map((skip) => `  - ${skip.reason}: ${skip.message}`)];
 }
 
-export function targetName(target: ObjectRef): string {
-  return `${target.namespace}/${target.kind}/${target.name}`;
-}
-
 /** A skip of a workload, or of one of its containers; the message starts with the workload. */
 export function skipOf(ref: ObjectRef, reason: SkipReason, message: string, container?: string): Skip {
-  const target = targetName(ref);
+  const target = workloadKey(ref);
   return { target, ref: { namespace: ref.namespace, kind: ref.kind, name: ref.name }, ...(container !== undefined && { container }), reason, message: `${target}: ${message}` };
 }
 

@@ -3,11 +3,12 @@ import type { HorizontalPodAutoscaler, KerfConfig, PlanError, PodDisruptionBudge
 import { validatePolicy, validateRecommendation } from '../model/validate.js';
 import type { NodeFacts } from '../rules/decide.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
-import { isObject } from '../cluster/objects.js';
+import { isObject } from '../util/json.js';
 import type { ClusterSnapshot } from '../cluster/kube-watch.js';
 import { isTerminating, nodeFacts } from './pod-state.js';
 import type { RecommendationView } from './pod-owners.js';
-import { podWorkload, replicaSetOwnersOf, workloadKey } from './pod-owners.js';
+import { podWorkload, replicaSetOwnersOf } from './pod-owners.js';
+import { workloadKey } from '../util/workload-key.js';
 
 const intOrString = (value: unknown): number | string | undefined =>
   typeof value === 'number' || typeof value === 'string' ? value : undefined;
@@ -103,7 +104,7 @@ export function readClusterFacts(snapshot: ClusterSnapshot, config: KerfConfig):
   }
   const workloads = new Map<string, KubeObject>();
   for (const [kind, list] of [['Deployment', snapshot.deployments], ['StatefulSet', snapshot.statefulSets], ['DaemonSet', snapshot.daemonSets]] as const) {
-    for (const object of list) workloads.set(workloadKey(object.metadata.namespace ?? 'default', kind, object.metadata.name), { ...object, kind });
+    for (const object of list) workloads.set(workloadKey({ namespace: object.metadata.namespace ?? 'default', kind, name: object.metadata.name }), { ...object, kind });
   }
   const owners = replicaSetOwnersOf(snapshot.replicaSets);
   const pods = new Map<string, Pod[]>();
@@ -112,7 +113,7 @@ export function readClusterFacts(snapshot: ClusterSnapshot, config: KerfConfig):
     const namespace = pod.metadata.namespace ?? 'default';
     const owner = podWorkload(pod, namespace, owners);
     if (!owner) continue;
-    const key = workloadKey(namespace, owner.kind, owner.name);
+    const key = workloadKey({ namespace, kind: owner.kind, name: owner.name });
     append(allPods, key, pod);
     if (!isTerminating(pod) && pod.status?.phase === 'Running') append(pods, key, pod);
   }

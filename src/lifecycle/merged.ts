@@ -5,8 +5,8 @@ import type { RightsizingRecommendation } from '../model/types.js';
 import { computeChanges } from '../rules/changes.js';
 import type { ClusterState } from '../cluster/cluster-reader.js';
 import type { KubeObject } from '../cluster/objects.js';
-import { isObject } from '../cluster/objects.js';
-import { workloadFromObject } from './live-workload.js';
+import { isObject } from '../util/json.js';
+import { liveWorkload } from './live-workload.js';
 
 export interface PullRequestState {
   number: number;
@@ -63,7 +63,7 @@ export function syncManagerOf(state: Pick<ClusterState, 'applications' | 'kustom
  * controller has not observed the template's generation), or null when it does.
  */
 export function liveTemplateLag(workload: KubeObject, recommendation: RightsizingRecommendation): string | null {
-  const live = workloadFromObject(workload);
+  const live = liveWorkload(workload);
   if (!live) return `${workload.kind} ${workload.metadata.name} is not a workload kerf rightsizes`;
   const differences = computeChanges(live, recommendation.containers);
   if (differences.length > 0) {

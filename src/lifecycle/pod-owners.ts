@@ -2,17 +2,13 @@
 // helper's webhook and the cluster facts the reconciler reads.
 import type { RightsizingRecommendation } from '../model/types.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
-import { keyOf } from '../cluster/objects.js';
+import { keyOf } from '../util/workload-key.js';
 
 export interface RecommendationView {
   recommendation: RightsizingRecommendation;
   generation: number;
   /** status.observedGeneration: the generation whose values the helper released to pods. */
   observedGeneration?: number;
-}
-
-export function workloadKey(namespace: string, kind: string, name: string): string {
-  return `${namespace}/${kind}/${name}`;
 }
 
 export const REVISION_LABELS = ['pod-template-hash', 'controller-revision-hash'] as const;

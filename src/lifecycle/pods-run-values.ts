@@ -4,7 +4,8 @@
 import type { ContainerRecommendation } from '../model/types.js';
 import { computeChanges } from '../rules/changes.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
-import { containerSpecs, workloadFromObject } from './live-workload.js';
+import { liveWorkload } from './live-workload.js';
+import { containerSpecs } from '../model/workload.js';
 import { isTerminating, readySince, resizeProgress, resourcesReached } from './pod-state.js';
 
 export type PodsProgress = { done: true } | { done: false; waitingFor: string };
@@ -29,7 +30,7 @@ function podLag(pod: Pod, workload: KubeObject, containers: readonly ContainerRe
   if (workload.kind === 'StatefulSet' && typeof updateRevision === 'string' && pod.metadata.labels?.['controller-revision-hash'] !== updateRevision) {
     return `pod ${name} is not at the update revision ${updateRevision}`;
   }
-  const live = workloadFromObject(workload);
+  const live = liveWorkload(workload);
   if (live && computeChanges({ ...live, containers: containerSpecs(pod.spec) }, containers).length > 0) return `pod ${name} does not have the values yet`;
   if (resizeProgress(pod).state !== 'settled' || !resourcesReached(pod)) return `pod ${name} does not report the values yet`;
   return undefined;

@@ -1,7 +1,7 @@
 // The recommendation status life cycle (README "Status"): which writer owns which stage, which
 // phase it may move to from where, and what each transition clears of the stage before. Pure;
 // the status writer consults it before every write, the helper and the reconciler alike.
-import { isObject } from '../cluster/objects.js';
+import { isObject } from '../util/json.js';
 
 export type Writer = 'helper' | 'reconciler';
 

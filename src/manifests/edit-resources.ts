@@ -17,9 +17,6 @@ import { findEditProblem } from './edit-verify.js';
 import { documentBounds } from './screen.js';
 import { aliasTargets, detectIndentStep, findPair, hasNestedAnchors, isEmptyValue, PARSE_OPTIONS, quoteStyleOf } from './edit-yaml.js';
 
-export { EditError } from './edit-error.js';
-export type { EditErrorCode } from './edit-error.js';
-
 /** One field of one container; `to: null` removes the request or limit (N4). */
 export interface ResourceEdit {
   container: string;

@@ -18,8 +18,10 @@ import { didYouMean } from '../model/schema.js';
 import { documentLocator, type Locator } from './yaml-locate.js';
 import type { HelmIndex } from './helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
+import { isKustomizationPath, KUSTOMIZATION_FILE_NAMES } from './kustomize-kustomization.js';
 import { SCANNED_KINDS, screenDocuments } from './screen.js';
 import { isObject, type Json } from '../util/json.js';
+import { workloadKey } from '../util/workload-key.js';
 
 export interface ScannedFile {
   /** The text parsed; the repo scan drops it (edits read the few files they touch again). */
@@ -85,7 +87,6 @@ export interface RenderingView {
 }
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
-const KUSTOMIZATION_NAMES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
 /** An HPA's CPU utilisation target, from autoscaling/v2 `metrics` or v1 `targetCPUUtilizationPercentage`. */
 function cpuTarget(spec: Record<string, unknown>): { cpuTargetUtilization?: number } {
   if (typeof spec.targetCPUUtilizationPercentage === 'number') return { cpuTargetUtilization: spec.targetCPUUtilizationPercentage };
@@ -98,20 +99,12 @@ function cpuTarget(spec: Record<string, unknown>): { cpuTargetUtilization?: numb
   return {};
 }
 
-export function workloadKey(ref: { namespace: string; kind: string; name: string }): string {
-  return `${ref.namespace}/${ref.kind}/${ref.name}`;
-}
-
-export function isKustomizationFile(path: string): boolean {
-  return KUSTOMIZATION_NAMES.has(path.split('/').pop() ?? '');
-}
-
 async function listYamlFiles(root: string, dir: string, out: string[]): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   for (const entry of entries) {
     if (entry.isDirectory()) {
       if (!SKIP_DIRS.has(entry.name)) await listYamlFiles(root, join(dir, entry.name), out);
-    } else if (entry.isFile() && (/\.ya?ml$/.test(entry.name) || entry.name === 'Kustomization')) {
+    } else if (entry.isFile() && (/\.ya?ml$/.test(entry.name) || KUSTOMIZATION_FILE_NAMES.includes(entry.name))) {
       out.push(relative(root, join(dir, entry.name)).split(sep).join('/'));
     }
   }
@@ -125,13 +118,13 @@ export async function readRepoFiles(root: string): Promise<{ files: Map<string, 
   const files = new Map<string, ScannedFile>();
   const errors: PlanError[] = [];
   const kustomizations = new Map<string, string>();
-  for (const name of names.filter(isKustomizationFile)) {
+  for (const name of names.filter(isKustomizationPath)) {
     const text = decodeUtf8(name, await readFile(join(root, name)), errors);
     if (text !== undefined) kustomizations.set(name, text);
   }
   const included = namedByKustomizations(kustomizations);
   for (const name of names) {
-    if (isKustomizationFile(name) && !kustomizations.has(name)) continue; // not UTF-8: reported above
+    if (isKustomizationPath(name) && !kustomizations.has(name)) continue; // not UTF-8: reported above
     const text = kustomizations.get(name) ?? decodeUtf8(name, await readFile(join(root, name)), errors);
     if (text === undefined) continue;
     // What kustomize may render is read whole: its Services and ConfigMaps are objects of the rendering too.
@@ -262,7 +255,7 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     definitions.set(key, [...(definitions.get(key) ?? []), { ...definition, workload }]);
   };
   for (const [file, scanned] of files) {
-    if (isKustomizationFile(file)) continue;
+    if (isKustomizationPath(file)) continue;
     if (!view.asWritten(file)) {
       // A document of a rendered file that does not parse: held in each namespace this cluster's roots give it.
       for (const [document, problem] of scanned.broken ?? []) {

@@ -37,7 +37,7 @@ export interface ValidationSource extends SourceLocation {
 }
 
 /** Collects the problems of one object. */
-class Problems {
+class ObjectProblems {
   readonly errors: PlanError[] = [];
   constructor(
     private readonly source: ValidationSource,
@@ -91,7 +91,7 @@ export function nameProblem(name: string, what: 'name' | 'namespace'): string | 
   return `${JSON.stringify(name)} is not a valid Kubernetes ${what}: lower-case letters, digits and '-'${what === 'name' ? " and '.'" : ''}, starting and ending with a letter or digit, at most ${max} characters`;
 }
 
-function checkMetadata(problems: Problems, doc: Json): void {
+function checkMetadata(problems: ObjectProblems, doc: Json): void {
   const meta = isObject(doc.metadata) ? doc.metadata : {};
   if (typeof meta.name !== 'string' || meta.name === '') problems.add('MissingField', ['metadata', 'name'], 'is required');
   else {
@@ -104,7 +104,7 @@ function checkMetadata(problems: Problems, doc: Json): void {
   }
 }
 
-function checkSelector(problems: Problems, selector: unknown, path: Path): void {
+function checkSelector(problems: ObjectProblems, selector: unknown, path: Path): void {
   if (!isObject(selector) || !Array.isArray(selector.matchExpressions)) return;
   selector.matchExpressions.forEach((expression: unknown, index) => {
     if (!isObject(expression)) return;
@@ -146,7 +146,7 @@ const isWindowEntryIssue = (issue: SchemaIssue, listAt: number): boolean =>
 export function validatePolicy(doc: Json, source: ValidationSource): { policy: RightsizingPolicy; errors: PlanError[] } {
   const value = structuredClone(doc);
   const meta = isObject(value.metadata) ? value.metadata : {};
-  const problems = new Problems(source, objectName('RightsizingPolicy', meta));
+  const problems = new ObjectProblems(source, objectName('RightsizingPolicy', meta));
   const issues = validatePolicyShape(value);
   // Problems inside a window are the window rules' to judge (they are reported there, with W/Z meaning).
   problems.issues(issues.filter((issue) => !(issue.path[1] === 'apply' && (WINDOW_LISTS as readonly unknown[]).includes(issue.path[2]) && isWindowEntryIssue(issue, 2))));
@@ -184,7 +184,7 @@ export function validatePolicy(doc: Json, source: ValidationSource): { policy: R
 const RESOURCES = ['cpu', 'memory'] as const;
 
 /** Quantities mean something: parseable, finite, not negative; a request not above its own limit. */
-function checkQuantities(problems: Problems, containers: readonly Json[]): void {
+function checkQuantities(problems: ObjectProblems, containers: readonly Json[]): void {
   const seen = new Set<string>();
   containers.forEach((container, index) => {
     const path = ['spec', 'containers', index];
@@ -254,7 +254,7 @@ export function validateRecommendation(
 ): { recommendation?: RightsizingRecommendation; errors: PlanError[] } {
   const value = structuredClone(doc);
   const meta = isObject(value.metadata) ? value.metadata : {};
-  const problems = new Problems(source, objectName('RightsizingRecommendation', meta));
+  const problems = new ObjectProblems(source, objectName('RightsizingRecommendation', meta));
   problems.issues(validateRecommendationShape(value));
   checkMetadata(problems, value);
   const spec = isObject(value.spec) ? value.spec : {};
@@ -310,7 +310,7 @@ const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true,
 const SAFETY_SWITCHES: readonly (readonly string[])[] = [['pause'], ['freeze', 'now']];
 
 /** `namespaces: {<path>: <namespace>}`: a value that is not a namespace name is an error naming its path, and that entry is dropped. */
-function namespaceMap(problems: Problems, value: unknown): Record<string, string> {
+function namespaceMap(problems: ObjectProblems, value: unknown): Record<string, string> {
   const namespaces: Record<string, string> = {};
   for (const [path, namespace] of Object.entries(isObject(value) ? value : {})) {
     if (typeof namespace !== 'string') continue; // the schema reports it
@@ -355,7 +355,7 @@ function helmMappings(list: unknown, issues: readonly { path: Path; message: str
  */
 export function validateConfig(doc: unknown, source: string | ValidationSource): { config: KerfConfig; errors: PlanError[] } {
   const where: ValidationSource = typeof source === 'string' ? { file: source } : source;
-  const problems = new Problems(where, 'config');
+  const problems = new ObjectProblems(where, 'config');
   if (doc === null || doc === undefined) return { config: CONFIG_DEFAULTS, errors: [] };
   if (!isObject(doc)) {
     problems.add('WrongType', [], 'must be a mapping; counts as paused until it is one');

@@ -2,7 +2,7 @@
 // live facts that sharpen decisions, read from the cluster once per run. Pure apart from read().
 import type { Decision, KerfConfig, PlanError, RightsizingPolicy } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
-import { workloadKey } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import type { ClusterSource, ClusterState } from '../cluster/cluster-reader.js';
 import { readClusterFacts, type ClusterFacts } from '../lifecycle/cluster-facts.js';
 

@@ -2,7 +2,7 @@
 // that drives its commit message, its PR title and the hash kerf reads back to know what a branch carries.
 import { createHash } from 'node:crypto';
 import type { Decision, GroupBy, ObjectRef } from '../model/types.js';
-import { workloadKey } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { describeChanges } from './plan-table.js';
 
 export interface PrGroup {

@@ -5,7 +5,8 @@
 import type { ClusterState } from '../cluster/cluster-reader.js';
 import type { KubeObject } from '../cluster/objects.js';
 import type { PlanError, RightsizingRecommendation } from '../model/types.js';
-import { workloadKey, type RepoIndex } from '../manifests/scan.js';
+import { type RepoIndex } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { unmappedMessage, type HelmRelease } from '../manifests/helm/releases.js';
 
 const LIVE_LISTS = { Deployment: 'deployments', StatefulSet: 'statefulSets', DaemonSet: 'daemonSets' } as const;

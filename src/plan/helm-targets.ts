@@ -1,7 +1,8 @@
 // Why a recommendation's target that is not a manifest in the repo may still be Helm's: its
 // `helm:` entry is broken (held), or a release renders it and no entry maps it.
 import type { RightsizingRecommendation } from '../model/types.js';
-import { workloadKey, type RepoIndex } from '../manifests/scan.js';
+import { type RepoIndex } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { releaseOf, unmappedMessage } from '../manifests/helm/releases.js';
 
 export function helmTargetProblem(index: RepoIndex, recommendation: RightsizingRecommendation): { code: string; message: string } | undefined {

@@ -2,6 +2,7 @@
 import { skipLines } from '../import/resources.js';
 import type { Change, Decision } from '../model/types.js';
 import type { Plan } from './plan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { describeNextWindow } from './window-text.js';
 
 function shortField(change: Change): string {
@@ -28,7 +29,7 @@ function strategyCell(decision: Decision): string {
 export function renderPlanTable(plan: Plan): string {
   const header = ['TARGET', 'STRATEGY', 'ACTION', 'PHASE', 'REASON', 'NEXT WINDOW', 'CHANGE'];
   const rows = plan.decisions.map((d) => [
-    `${d.target.namespace}/${d.target.kind}/${d.target.name}`,
+    workloadKey(d.target),
     strategyCell(d),
     d.action,
     d.phase,

@@ -9,7 +9,7 @@ import type {
 } from '../model/types.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
-import { workloadKey } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { helmTargetProblem } from './helm-targets.js';

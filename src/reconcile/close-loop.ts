@@ -5,7 +5,7 @@
 // leaves the helper's stages (in-place changes, G2; OnDelete eviction blocks) to the helper.
 import type { Decision, RightsizingPolicy } from '../model/types.js';
 import type { KubeObject } from '../cluster/objects.js';
-import { workloadKey } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { windowState } from '../rules/window-state.js';
 import type { ClusterPort } from '../cluster/cluster-port.js';

@@ -2,7 +2,7 @@
 // much (requests across replicas, and their price), what could go wrong, what merging restarts,
 // why a new file appears, and how to merge in the window without being awake. Pure.
 import type { Decision, HorizontalPodAutoscaler, Pricing, RightsizingRecommendation, Workload } from '../model/types.js';
-import { workloadKey } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { KERF_PATCH_FILE } from '../manifests/kustomize-overlay-patch.js';
 import { describeTotals, formatCost, impactOf, signed, sumTotals } from '../plan/impact.js';
 import { targetName } from '../plan/groups.js';

@@ -2,7 +2,7 @@
 // goes through the ports; a run that finds nothing new pushes nothing and writes nothing.
 import type { Decision, GroupBy, KerfConfig, ObjectRef } from '../model/types.js';
 import type { Logger } from '../util/logger.js';
-import { workloadKey } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { pauseOrFreeze } from '../rules/decide.js';
 import { planEdits } from '../plan/edits.js';

@@ -2,7 +2,7 @@
 // the values before kerf's merge, labelled kerf/rollback, and mergeable at once: its kerf/window
 // status is success even during a freeze or outside a window (Z2: rollbacks still run).
 import type { Decision, ObjectRef } from '../model/types.js';
-import { workloadKey } from '../manifests/scan.js';
+import { workloadKey } from '../util/workload-key.js';
 import { computeChanges } from '../rules/changes.js';
 import { planEdits } from '../plan/edits.js';
 import { DEFAULT_AUTHOR, type GitPort } from '../git/git.js';

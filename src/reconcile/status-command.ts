@@ -3,7 +3,7 @@
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { readHealth, watchOver, type HealthStatus } from '../cluster/health.js';
 import type { KubeObject } from '../cluster/objects.js';
-import { isObject } from '../cluster/objects.js';
+import { isObject } from '../util/json.js';
 import { readPullRequest } from './status-writeback.js';
 
 export interface StatusRow {

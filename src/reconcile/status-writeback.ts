@@ -2,7 +2,7 @@
 // stands (Proposed with its PR, Deferred with the next window, Blocked with its reason, Z1
 // included), with the Event of the move; the life cycle's writer (src/lifecycle) writes them.
 import type { Change, ContainerRecommendation, Decision, ResourceName } from '../model/types.js';
-import { isObject } from '../cluster/objects.js';
+import { isObject } from '../util/json.js';
 import type { EventNote } from '../lifecycle/outcome.js';
 import { describeChanges } from '../plan/plan-table.js';
 import type { PullRequestOutcome } from './reconcile.js';

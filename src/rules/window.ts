@@ -86,7 +86,7 @@ const PARSE_DATE = new Date(0);
 const HASHED = /(?<![a-z])h(?![a-z])/i;
 
 /** The problems of one window, as WindowErrors naming the list, the index and the field. */
-class Problems {
+class WindowProblems {
   readonly errors: WindowError[] = [];
   readonly #list: WindowList;
   readonly #index: number;
@@ -108,7 +108,7 @@ export function compileWindows(specs: readonly unknown[], list: WindowList): Com
   const windows: CompiledWindow[] = [];
   const errors: WindowError[] = [];
   specs.forEach((spec, index) => {
-    const problems = new Problems(list, index);
+    const problems = new WindowProblems(list, index);
     if (index >= MAX_WINDOWS) {
       problems.add('TooManyWindows', undefined, `a list holds at most ${MAX_WINDOWS} windows; this is window ${index + 1}`);
     }
@@ -119,7 +119,7 @@ export function compileWindows(specs: readonly unknown[], list: WindowList): Com
   return { list, windows, errors };
 }
 
-function compileWindow(spec: unknown, index: number, problems: Problems): CompiledWindow | undefined {
+function compileWindow(spec: unknown, index: number, problems: WindowProblems): CompiledWindow | undefined {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
     problems.add('InvalidWindow', undefined, `${JSON.stringify(spec)} is not a window (a mapping)`);
     return undefined;
@@ -148,7 +148,7 @@ function stringField(
   field: string,
   code: WindowErrorCode,
   example: string,
-  problems: Problems,
+  problems: WindowProblems,
 ): string | undefined {
   const value = fields[field];
   if (typeof value === 'string') return value;
@@ -157,7 +157,7 @@ function stringField(
   return undefined;
 }
 
-function compileRecurring(fields: Record<string, unknown>, index: number, problems: Problems): RecurringWindow | undefined {
+function compileRecurring(fields: Record<string, unknown>, index: number, problems: WindowProblems): RecurringWindow | undefined {
   const schedule = stringField(fields, 'schedule', 'InvalidSchedule', '"0 2 * * 6"', problems);
   const cron = schedule === undefined ? undefined : compileSchedule(schedule, problems);
   const zone = compileZone(fields, problems);
@@ -167,7 +167,7 @@ function compileRecurring(fields: Record<string, unknown>, index: number, proble
   return { kind: 'recurring', index, schedule, timeZone: zone.name, durationMs, zone, fields: cron };
 }
 
-function compileSchedule(schedule: string, problems: Problems): CronFieldCollection | undefined {
+function compileSchedule(schedule: string, problems: WindowProblems): CronFieldCollection | undefined {
   const quoted = JSON.stringify(schedule);
   const count = schedule.trim() === '' ? 0 : schedule.trim().split(/\s+/).length;
   if (count !== 5) {
@@ -190,7 +190,7 @@ function compileSchedule(schedule: string, problems: Problems): CronFieldCollect
   }
 }
 
-function compileZone(fields: Record<string, unknown>, problems: Problems): IANAZone | undefined {
+function compileZone(fields: Record<string, unknown>, problems: WindowProblems): IANAZone | undefined {
   const timeZone =
     fields.timeZone === undefined || fields.timeZone === null
       ? 'UTC'
@@ -204,7 +204,7 @@ function compileZone(fields: Record<string, unknown>, problems: Problems): IANAZ
   return undefined;
 }
 
-function compileDuration(duration: string, problems: Problems): number | undefined {
+function compileDuration(duration: string, problems: WindowProblems): number | undefined {
   try {
     const ms = parseDuration(duration);
     if (ms > 0) return ms;
@@ -216,7 +216,7 @@ function compileDuration(duration: string, problems: Problems): number | undefin
   return undefined;
 }
 
-function compileOneOff(fields: Record<string, unknown>, index: number, problems: Problems): OneOffWindow | undefined {
+function compileOneOff(fields: Record<string, unknown>, index: number, problems: WindowProblems): OneOffWindow | undefined {
   const [start, end] = ONE_OFF_FIELDS.map((field) => {
     const text = stringField(fields, field, 'InvalidTime', `"${EXAMPLE_TIME}"`, problems);
     const date = text === undefined ? null : parseRfc3339(text);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { heldBackAnnotations } from '../../src/action/annotations.js';
 import { heldBackChanges } from '../../src/action/held-back.js';
 import { actionOutputs } from '../../src/action/outputs.js';
-import { targetName } from '../../src/plan/groups.js';
+import { workloadKey } from '../../src/util/workload-key.js';
 import { reconcile } from '../../src/reconcile/reconcile.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../examples/shop');
@@ -26,7 +26,7 @@ async function dryRun(edits: Record<string, (text: string) => string> = {}) {
   for (const [path, edit] of Object.entries(edits)) await writeFile(join(repo, path), edit(await readFile(join(repo, path), 'utf8')));
   const result = await reconcile({ repo, recommendations: [], now: NOW, fleetPaused: false, dryRun: true }, {});
   const heldBack = heldBackChanges(result);
-  return { result, heldBack, byTarget: new Map(heldBack.map((held) => [targetName(held.decision.target), held])) };
+  return { result, heldBack, byTarget: new Map(heldBack.map((held) => [workloadKey(held.decision.target), held])) };
 }
 
 /** The batch policy (the last in the file) loses its maintenance window. */
@@ -39,7 +39,7 @@ const ONE_OPEN_PR = { '.kerf/config.yaml': (text: string) => text.replace('prCon
 describe('held-back changes', () => {
   it('D1 Z1 SR5: the deferred PR waiting for its window, the frozen and the unsafe single replica; not proposals that may merge, nor in-place changes', async () => {
     const { heldBack, byTarget, result } = await dryRun();
-    expect(heldBack.map((held) => [targetName(held.decision.target), held.reason, held.nextWindow])).toEqual([
+    expect(heldBack.map((held) => [workloadKey(held.decision.target), held.reason, held.nextWindow])).toEqual([
       ['payments/Deployment/ledger', 'FreezeWindow: a freeze window is open', null],
       ['shop/Deployment/reports', 'OutsideMaintenanceWindow: the merge waits for the window (kerf/window pending)', '2026-12-05T00:00:00.000Z'],
       ['shop/StatefulSet/redis', 'SingleReplicaUnsafe: the workload runs a single replica (or a PodDisruptionBudget allows no disruption) and this change would take it down', null],
@@ -62,7 +62,7 @@ describe('held-back changes', () => {
     const { heldBack, result } = await dryRun(ONE_OPEN_PR);
     expect(result.pullRequests.filter((pr) => pr.action === 'opened').map((pr) => pr.branch)).toEqual(['kerf/shop/deployment/checkout']);
     const limited = heldBack.filter((held) => held.reason.startsWith('prConcurrentLimit'));
-    expect(limited.map((held) => targetName(held.decision.target))).toEqual(['shop/Deployment/frontend', 'shop/Deployment/orders', 'shop/Deployment/reports']);
+    expect(limited.map((held) => workloadKey(held.decision.target))).toEqual(['shop/Deployment/frontend', 'shop/Deployment/orders', 'shop/Deployment/reports']);
     expect(limited[0]?.reason).toBe('prConcurrentLimit: 1 kerf pull requests are open');
   });
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { planHealthWatch, type HealthWatchInput } from '../../src/helper/health-watch.js';
 import { watchedBreach } from '../../src/lifecycle/health-watch.js';
 import { planResize } from '../../src/helper/resize-plan.js';
-import { workloadFromObject } from '../../src/lifecycle/live-workload.js';
+import { liveWorkload } from '../../src/lifecycle/live-workload.js';
 import type { Pod } from '../../src/cluster/objects.js';
 import { aConfig, aPolicy, aRecommendation } from '../support/builders.js';
 import { aDeployment, aPod, aPodContainer } from '../helper/builders.js';
@@ -12,7 +12,7 @@ import { aDeployment, aPod, aPodContainer } from '../helper/builders.js';
 const NOW = new Date('2026-12-02T10:10:00Z');
 const APPLIED = '2026-12-02T10:00:00.000Z';
 const resized = aPodContainer({ resources: { requests: { cpu: '250m', memory: '384Mi' }, limits: { memory: '1Gi' } } });
-const workload = workloadFromObject(aDeployment('cart'))!;
+const workload = liveWorkload(aDeployment('cart'))!;
 
 const oomKilled = (pod: Pod): Pod => ({
   ...pod,

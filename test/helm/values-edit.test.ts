@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { editHelmValues } from '../../src/manifests/helm/values-edit.js';
-import { EditError } from '../../src/manifests/edit-resources.js';
+import { EditError } from '../../src/manifests/edit-error.js';
 import type { HelmValuesSource } from '../../src/model/types.js';
 
 const source = (over: Partial<HelmValuesSource>): HelmValuesSource => ({ owner: 'HelmRelease podinfo/podinfo', file: 'f.yaml', document: 0, valuesPath: [], embedded: false, containers: {}, ...over });

@@ -3,7 +3,7 @@ import type { NodeFacts } from '../../src/rules/decide.js';
 import { nodeFacts } from '../../src/lifecycle/pod-state.js';
 import { deferredSince, planResize } from '../../src/helper/resize-plan.js';
 import type { ResizeInput, ResizeMemory } from '../../src/helper/resize-plan.js';
-import { workloadFromObject } from '../../src/lifecycle/live-workload.js';
+import { liveWorkload } from '../../src/lifecycle/live-workload.js';
 import type { Node, Pod } from '../../src/cluster/objects.js';
 import { aConfig, aPolicy, aRecommendation } from '../support/builders.js';
 import { aDeployment, aNode, aPod, aPodContainer } from './builders.js';
@@ -26,7 +26,7 @@ function input(overrides: Partial<ResizeInput> & { replicas?: number; annotation
   const config = rest.config ?? aConfig();
   const nodes = new Map<string, NodeFacts>(nodeList.map((node) => [node.metadata.name, nodeFacts(node, config.unsupportedNodeSelectors)]));
   const workloadObject = aDeployment('cart', { replicas, annotations });
-  const workload = workloadFromObject(workloadObject);
+  const workload = liveWorkload(workloadObject);
   if (!workload) throw new Error('builder gave no workload');
   const pods = rest.pods ?? [aPod({ name: 'cart-abc-1' }), aPod({ name: 'cart-abc-2' })];
   return {

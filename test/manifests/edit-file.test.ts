@@ -1,7 +1,8 @@
 // All the resource edits of one file on one parse (issue 15): the file put together from its
 // edited documents reads byte for byte as the same edits made one at a time on the whole text.
 import { describe, expect, it } from 'vitest';
-import { editResources, EditError, ResourceFileEditor } from '../../src/manifests/edit-resources.js';
+import { EditError } from '../../src/manifests/edit-error.js';
+import { editResources, ResourceFileEditor } from '../../src/manifests/edit-resources.js';
 import type { DocumentTarget, ResourceEdit } from '../../src/manifests/edit-resources.js';
 import { documentBounds } from '../../src/manifests/screen.js';
 

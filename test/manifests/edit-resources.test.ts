@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileAtomic, WriteFileError } from '../../src/manifests/atomic-write.js';
-import { editResources, EditError } from '../../src/manifests/edit-resources.js';
+import { EditError } from '../../src/manifests/edit-error.js';
+import { editResources } from '../../src/manifests/edit-resources.js';
 import type { DocumentTarget, ResourceEdit } from '../../src/manifests/edit-resources.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden');

@@ -1,6 +1,6 @@
 // Kubernetes resource quantities (`500m`, `384Mi`, `1e3`) with the semantics of apimachinery's
 // `resource.Quantity`: the same grammar, the same parse-time rounding and capping, the same
-// canonical `String()` and exact arithmetic. Values are a bigint mantissa times a power of ten,
+// canonical `String()` and exact comparison. Values are a bigint mantissa times a power of ten,
 // so nothing ever passes through floating point except `toNumber()` (display only).
 //
 // Deliberate differences from apimachinery, each a case where it accepts garbage:
@@ -13,7 +13,6 @@
 //   the exponent it has no suffix for and prints `1`.
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
-export const QUANTITY_FORMATS: readonly QuantityFormat[] = ['DecimalSI', 'BinarySI', 'DecimalExponent'];
 
 export type QuantityErrorCode = 'InvalidQuantity';
 
@@ -207,12 +206,6 @@ export class Quantity {
     return new Quantity(toBigInt(milli), -3, format);
   }
 
-  /** `mantissa × 10^exponent`, exactly (no rounding to nano). */
-  static fromScaled(mantissa: bigint | number, exponent: number, format: QuantityFormat = 'DecimalSI'): Quantity {
-    if (!Number.isSafeInteger(exponent)) throw new RangeError(`exponent must be an integer, got ${exponent}`);
-    return new Quantity(toBigInt(mantissa), exponent, format);
-  }
-
   static readonly zero: Quantity = new Quantity(0n, 0, 'DecimalSI');
 
   /** -1, 0 or 1 as this value is below, equal to or above `other`, whatever their formats. */
@@ -241,32 +234,6 @@ export class Quantity {
     return signOf(this.mantissa);
   }
 
-  /** Exact sum. Keeps this format, unless this is zero: then `other`'s (as apimachinery's `Add`). */
-  add(other: Quantity): Quantity {
-    const [x, y, exponent] = align(this, other);
-    return new Quantity(x + y, exponent, this.isZero() ? other.format : this.format);
-  }
-
-  /** Exact difference, with the format rule of `add`. */
-  sub(other: Quantity): Quantity {
-    const [x, y, exponent] = align(this, other);
-    return new Quantity(x - y, exponent, this.isZero() ? other.format : this.format);
-  }
-
-  neg(): Quantity {
-    return new Quantity(-this.mantissa, this.exponent, this.format);
-  }
-
-  /** Exact product with an integer. */
-  mul(factor: bigint | number): Quantity {
-    return new Quantity(this.mantissa * toBigInt(factor), this.exponent, this.format);
-  }
-
-  /** The same value printed in another format family. */
-  withFormat(format: QuantityFormat): Quantity {
-    return new Quantity(this.mantissa, this.exponent, format);
-  }
-
   /** Thousandths, rounded away from zero (apimachinery's `MilliValue`, without int64 overflow). */
   toMilli(): bigint {
     return divPow10AwayFromZero(this.mantissa, -(this.exponent + 3));
@@ -287,7 +254,7 @@ export class Quantity {
     if (this.mantissa === 0n) return '0';
     let format = this.format;
     if (format === 'BinarySI') {
-      const small = this.compare(BINARY_MIN_SUFFIXED) < 0 && this.compare(BINARY_MIN_SUFFIXED.neg()) > 0;
+      const small = new Quantity(abs(this.mantissa), this.exponent, format).compare(BINARY_MIN_SUFFIXED) < 0;
       // Below 1024 a binary suffix buys nothing; a fraction cannot be written in binary without
       // rounding. Both print as DecimalSI.
       if (small || this.exponent < 0) format = 'DecimalSI';
@@ -332,22 +299,6 @@ function toBigInt(value: bigint | number): bigint {
 /** Parses a Kubernetes quantity; throws `QuantityError` (code `InvalidQuantity`) naming the text. */
 export function parseQuantity(text: string): Quantity {
   return Quantity.parse(text);
-}
-
-/** Whether Kubernetes accepts `text` as a quantity. */
-export function isValidQuantity(text: string): boolean {
-  try {
-    Quantity.parse(text);
-    return true;
-  } catch (error) {
-    if (error instanceof QuantityError) return false;
-    throw error;
-  }
-}
-
-/** The canonical Kubernetes form of a quantity or of quantity text (`1024Mi` → `1Gi`). */
-export function formatQuantity(quantity: Quantity | string): string {
-  return (typeof quantity === 'string' ? Quantity.parse(quantity) : quantity).toString();
 }
 
 /**

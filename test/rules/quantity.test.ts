@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  formatQuantity,
-  isValidQuantity,
   parseQuantity,
   percentChange,
   Quantity,
@@ -20,6 +18,17 @@ function exact(quantity: Quantity): string {
   const digits = (negative ? -mantissa : mantissa).toString().padStart(-exponent + 1, '0');
   const point = digits.length + exponent;
   return `${negative ? '-' : ''}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** `mantissa × 10^exponent` in a format family, through the parser: the suffix picks the family. */
+function scaled(mantissa: number, exponent: number, format: QuantityFormat): Quantity {
+  if (format === 'DecimalExponent') return q(`${mantissa}e${exponent}`);
+  const value = BigInt(mantissa) * 10n ** BigInt(Math.max(exponent, 0));
+  const places = Math.max(-exponent, 0);
+  // BinarySI as value / 1024 Ki, and 1/1024 = 5^10 / 10^10 is an exact decimal.
+  const [digits, point] = format === 'BinarySI' ? [value * 5n ** 10n, places + 10] : [value, places];
+  const text = digits.toString().padStart(point + 1, '0');
+  return q(`${text.slice(0, text.length - point)}.${text.slice(text.length - point) || '0'}${format === 'BinarySI' ? 'Ki' : ''}`);
 }
 
 describe('parseQuantity: values and formats (apimachinery TestQuantityParse)', () => {
@@ -225,7 +234,6 @@ describe('parseQuantity: rejects', () => {
     expect(error.code).toBe('InvalidQuantity');
     expect(error.value).toBe(input);
     expect(error.message).toContain(JSON.stringify(input));
-    expect(isValidQuantity(input)).toBe(false);
   });
 
   it('rejects non-strings without a TypeError', () => {
@@ -234,66 +242,65 @@ describe('parseQuantity: rejects', () => {
 
   it('accepts the largest exponent that stays in range', () => {
     expect(q('1e999').compare(q('9e998'))).toBe(1);
-    expect(isValidQuantity('1e-2147483648')).toBe(true);
+    expect(() => q('1e-2147483648')).not.toThrow();
   });
 });
 
 describe('canonical String() (apimachinery TestQuantityString, TestQuantityParseEmit)', () => {
   // [built value, canonical form, alternate spelling that canonicalises to it]
   const table: [Quantity, string, string | null][] = [
-    [Quantity.fromScaled(1024 * 1024 * 1024, 0, 'BinarySI'), '1Gi', '1024Mi'],
-    [Quantity.fromScaled(300 * 1024 * 1024, 0, 'BinarySI'), '300Mi', '307200Ki'],
-    [Quantity.fromScaled(6 * 1024, 0, 'BinarySI'), '6Ki', null],
-    [Quantity.fromScaled(1001 * 1024 * 1024 * 1024, 0, 'BinarySI'), '1001Gi', '1025024Mi'],
-    [Quantity.fromScaled(1024 * 1024 * 1024 * 1024, 0, 'BinarySI'), '1Ti', '1024Gi'],
-    [Quantity.fromScaled(5, 0, 'BinarySI'), '5', '5000m'],
-    [Quantity.fromScaled(500, -3, 'BinarySI'), '500m', '0.5'],
-    [Quantity.fromScaled(1, 9, 'DecimalSI'), '1G', '1000M'],
-    [Quantity.fromScaled(1000, 6, 'DecimalSI'), '1G', '0.001T'],
-    [Quantity.fromScaled(1000000, 3, 'DecimalSI'), '1G', null],
-    [Quantity.fromScaled(1000000000, 0, 'DecimalSI'), '1G', null],
-    [Quantity.fromScaled(1, -3, 'DecimalSI'), '1m', '1000u'],
-    [Quantity.fromScaled(80, -3, 'DecimalSI'), '80m', null],
-    [Quantity.fromScaled(1080, -3, 'DecimalSI'), '1080m', '1.08'],
-    [Quantity.fromScaled(108, -2, 'DecimalSI'), '1080m', '1080000000n'],
-    [Quantity.fromScaled(10800, -4, 'DecimalSI'), '1080m', null],
-    [Quantity.fromScaled(300, 6, 'DecimalSI'), '300M', null],
-    [Quantity.fromScaled(1, 12, 'DecimalSI'), '1T', null],
-    [Quantity.fromScaled(1, 18, 'DecimalSI'), '1E', null],
-    [Quantity.fromScaled(1, 21, 'DecimalSI'), '1e21', '1000E'],
-    [Quantity.fromScaled(5, 21, 'DecimalSI'), '5e21', '5000E'],
-    [Quantity.fromScaled(1, 24, 'DecimalSI'), '1e24', '1000000E'],
-    [Quantity.fromScaled(1234567, 6, 'DecimalSI'), '1234567M', null],
-    [Quantity.fromScaled(1234567, -3, 'BinarySI'), '1234567m', null],
-    [Quantity.fromScaled(3, 3, 'DecimalSI'), '3k', null],
-    [Quantity.fromScaled(1025, 0, 'BinarySI'), '1025', null],
-    [Quantity.fromScaled(0, 0, 'DecimalSI'), '0', null],
-    [Quantity.fromScaled(0, 0, 'BinarySI'), '0', null],
-    [Quantity.fromScaled(1, 9, 'DecimalExponent'), '1e9', '.001e12'],
-    [Quantity.fromScaled(1, -3, 'DecimalExponent'), '1e-3', '0.001e0'],
-    [Quantity.fromScaled(1, -9, 'DecimalExponent'), '1e-9', '1000e-12'],
-    [Quantity.fromScaled(80, -3, 'DecimalExponent'), '80e-3', null],
-    [Quantity.fromScaled(300, 6, 'DecimalExponent'), '300e6', null],
-    [Quantity.fromScaled(1, 12, 'DecimalExponent'), '1e12', null],
-    [Quantity.fromScaled(1, 3, 'DecimalExponent'), '1e3', null],
-    [Quantity.fromScaled(3, 3, 'DecimalExponent'), '3e3', null],
-    [Quantity.fromScaled(0, 0, 'DecimalExponent'), '0', '00'],
-    [Quantity.fromScaled(1, -9, 'DecimalSI'), '1n', null],
-    [Quantity.fromScaled(80, -9, 'DecimalSI'), '80n', null],
-    [Quantity.fromScaled(1080, -9, 'DecimalSI'), '1080n', null],
-    [Quantity.fromScaled(108, -8, 'DecimalSI'), '1080n', null],
-    [Quantity.fromScaled(10800, -10, 'DecimalSI'), '1080n', null],
-    [Quantity.fromScaled(1, -6, 'DecimalSI'), '1u', null],
-    [Quantity.fromScaled(80, -6, 'DecimalSI'), '80u', null],
-    [Quantity.fromScaled(1080, -6, 'DecimalSI'), '1080u', null],
+    [scaled(1024 * 1024 * 1024, 0, 'BinarySI'), '1Gi', '1024Mi'],
+    [scaled(300 * 1024 * 1024, 0, 'BinarySI'), '300Mi', '307200Ki'],
+    [scaled(6 * 1024, 0, 'BinarySI'), '6Ki', null],
+    [scaled(1001 * 1024 * 1024 * 1024, 0, 'BinarySI'), '1001Gi', '1025024Mi'],
+    [scaled(1024 * 1024 * 1024 * 1024, 0, 'BinarySI'), '1Ti', '1024Gi'],
+    [scaled(5, 0, 'BinarySI'), '5', '5000m'],
+    [scaled(500, -3, 'BinarySI'), '500m', '0.5'],
+    [scaled(1, 9, 'DecimalSI'), '1G', '1000M'],
+    [scaled(1000, 6, 'DecimalSI'), '1G', '0.001T'],
+    [scaled(1000000, 3, 'DecimalSI'), '1G', null],
+    [scaled(1000000000, 0, 'DecimalSI'), '1G', null],
+    [scaled(1, -3, 'DecimalSI'), '1m', '1000u'],
+    [scaled(80, -3, 'DecimalSI'), '80m', null],
+    [scaled(1080, -3, 'DecimalSI'), '1080m', '1.08'],
+    [scaled(108, -2, 'DecimalSI'), '1080m', '1080000000n'],
+    [scaled(10800, -4, 'DecimalSI'), '1080m', null],
+    [scaled(300, 6, 'DecimalSI'), '300M', null],
+    [scaled(1, 12, 'DecimalSI'), '1T', null],
+    [scaled(1, 18, 'DecimalSI'), '1E', null],
+    [scaled(1, 21, 'DecimalSI'), '1e21', '1000E'],
+    [scaled(5, 21, 'DecimalSI'), '5e21', '5000E'],
+    [scaled(1, 24, 'DecimalSI'), '1e24', '1000000E'],
+    [scaled(1234567, 6, 'DecimalSI'), '1234567M', null],
+    [scaled(1234567, -3, 'BinarySI'), '1234567m', null],
+    [scaled(3, 3, 'DecimalSI'), '3k', null],
+    [scaled(1025, 0, 'BinarySI'), '1025', null],
+    [scaled(0, 0, 'DecimalSI'), '0', null],
+    [scaled(0, 0, 'BinarySI'), '0', null],
+    [scaled(1, 9, 'DecimalExponent'), '1e9', '.001e12'],
+    [scaled(1, -3, 'DecimalExponent'), '1e-3', '0.001e0'],
+    [scaled(1, -9, 'DecimalExponent'), '1e-9', '1000e-12'],
+    [scaled(80, -3, 'DecimalExponent'), '80e-3', null],
+    [scaled(300, 6, 'DecimalExponent'), '300e6', null],
+    [scaled(1, 12, 'DecimalExponent'), '1e12', null],
+    [scaled(1, 3, 'DecimalExponent'), '1e3', null],
+    [scaled(3, 3, 'DecimalExponent'), '3e3', null],
+    [scaled(0, 0, 'DecimalExponent'), '0', '00'],
+    [scaled(1, -9, 'DecimalSI'), '1n', null],
+    [scaled(80, -9, 'DecimalSI'), '80n', null],
+    [scaled(1080, -9, 'DecimalSI'), '1080n', null],
+    [scaled(108, -8, 'DecimalSI'), '1080n', null],
+    [scaled(10800, -10, 'DecimalSI'), '1080n', null],
+    [scaled(1, -6, 'DecimalSI'), '1u', null],
+    [scaled(80, -6, 'DecimalSI'), '80u', null],
+    [scaled(1080, -6, 'DecimalSI'), '1080u', null],
   ];
 
   it.each(table)('%s prints as %s', (value, canonical, alternate) => {
     expect(value.toString()).toBe(canonical);
     expect(q(canonical).toString()).toBe(canonical);
     expect(q(canonical).equals(value)).toBe(true);
-    if (alternate !== null) expect(formatQuantity(alternate)).toBe(canonical);
-    if (!value.isZero()) expect(value.neg().toString()).toBe(`-${canonical}`);
+    if (alternate !== null) expect(q(alternate).toString()).toBe(canonical);
   });
 
   const emit: [string, string][] = [
@@ -337,7 +344,6 @@ describe('canonical String() (apimachinery TestQuantityString, TestQuantityParse
   ];
 
   it.each(emit)('%s is emitted as %s (and -%s as its negation)', (input, expected) => {
-    expect(formatQuantity(input)).toBe(expected);
     expect(String(q(input))).toBe(expected);
     expect(JSON.stringify({ v: q(input) })).toBe(JSON.stringify({ v: expected }));
     const negated = q(`-${input.replace(/^-/, '')}`);
@@ -345,7 +351,7 @@ describe('canonical String() (apimachinery TestQuantityString, TestQuantityParse
   });
 
   it('prints BinarySI beyond Ei with the Ei suffix instead of dropping the exponent', () => {
-    expect(q('8Ei').add(q('8Ei')).toString()).toBe('18446744073709551614'); // each capped at 2^63-1
+    expect(Quantity.fromInteger(2n * (2n ** 63n - 1n), 'BinarySI').toString()).toBe('18446744073709551614');
     expect(Quantity.fromInteger(2n ** 70n, 'BinarySI').toString()).toBe('1024Ei');
     expect(Quantity.fromInteger(2n ** 64n, 'BinarySI').toString()).toBe('16Ei');
   });
@@ -397,60 +403,7 @@ describe('compare', () => {
   });
 });
 
-describe('arithmetic (apimachinery TestAdd, TestSub, zero-suffix tests)', () => {
-  it.each([
-    ['10', '1e1', '20', 'DecimalSI'],
-    ['10', '1', '11', 'DecimalSI'],
-    ['10Ki', '1', '10241', 'BinarySI'],
-    ['0', '50', '50', 'DecimalSI'],
-    ['50', '0', '50', 'DecimalSI'],
-    ['0', '0', '0', 'DecimalSI'],
-    ['100m', '0', '100m', 'DecimalSI'],
-    ['0', '100m', '100m', 'DecimalSI'],
-    ['1Gi', '0', '1Gi', 'BinarySI'],
-    ['0', '1Gi', '1Gi', 'BinarySI'],
-    ['384Mi', '128Mi', '512Mi', 'BinarySI'],
-    ['250m', '1.75', '2', 'DecimalSI'],
-    ['0.1', '0.2', '300m', 'DecimalSI'], // no floating-point drift
-    ['1n', '999999999n', '1', 'DecimalSI'],
-  ] as const)('%s + %s = %s (%s)', (x, y, sum, format) => {
-    const result = q(x).add(q(y));
-    expect(result.toString()).toBe(sum);
-    expect(result.format).toBe(format);
-  });
-
-  it.each([
-    ['10', '1e1', '0', 'DecimalSI'],
-    ['10', '1Ki', '-1014', 'DecimalSI'],
-    ['10Ki', '1', '10239', 'BinarySI'],
-    ['0', '50', '-50', 'DecimalSI'],
-    ['50', '0', '50', 'DecimalSI'],
-    ['100m', '0', '100m', 'DecimalSI'],
-    ['0', '100m', '-100m', 'DecimalSI'],
-    ['1Gi', '0', '1Gi', 'BinarySI'],
-    ['0', '1Gi', '-1Gi', 'BinarySI'],
-    ['512Mi', '128Mi', '384Mi', 'BinarySI'],
-    ['0.3', '0.1', '200m', 'DecimalSI'],
-    ['1', '1n', '999999999n', 'DecimalSI'],
-  ] as const)('%s - %s = %s (%s)', (x, y, difference, format) => {
-    const result = q(x).sub(q(y));
-    expect(result.toString()).toBe(difference);
-    expect(result.format).toBe(format);
-  });
-
-  it('neg, mul, withFormat, and immutability', () => {
-    const a = q('9.01');
-    expect(a.neg().toString()).toBe('-9010m'); // apimachinery TestQuantityNeg
-    expect(a.toString()).toBe('9010m');
-    expect(q('901e-2').neg().toString()).toBe('-9010e-3');
-    expect(q('100m').mul(3).toString()).toBe('300m');
-    expect(q('1Gi').mul(-2n).toString()).toBe('-2Gi');
-    expect(q('1073741824').withFormat('BinarySI').toString()).toBe('1Gi');
-    expect(q('1Gi').withFormat('DecimalSI').toString()).toBe('1073741824');
-    expect(q('1Gi').withFormat('DecimalExponent').toString()).toBe('1073741824');
-    expect(q('1G').withFormat('DecimalExponent').toString()).toBe('1e9');
-  });
-
+describe('construction', () => {
   it('builds from integers and millis like NewQuantity / NewMilliQuantity', () => {
     expect(Quantity.fromInteger(1000).toString()).toBe('1k');
     expect(Quantity.fromInteger(1234000).toString()).toBe('1234k');
@@ -549,10 +502,10 @@ describe('properties', () => {
   it('compare agrees with the sign of the difference, and is antisymmetric', () => {
     fc.assert(
       fc.property(quantity, quantity, (a, b) => {
-        expect(a.compare(b)).toBe(a.sub(b).sign());
+        const exponent = Math.min(a.exponent, b.exponent);
+        const difference = a.mantissa * 10n ** BigInt(a.exponent - exponent) - b.mantissa * 10n ** BigInt(b.exponent - exponent);
+        expect(a.compare(b)).toBe(difference === 0n ? 0 : difference < 0n ? -1 : 1);
         expect(b.compare(a)).toBe(-a.compare(b) || 0);
-        expect(a.add(b).sub(b).equals(a)).toBe(true);
-        expect(a.add(b).equals(b.add(a))).toBe(true);
       }),
       { numRuns: 2000 },
     );
@@ -570,7 +523,7 @@ describe('properties', () => {
   });
 
   it('every generated text is valid, and parsing never throws anything but QuantityError', () => {
-    fc.assert(fc.property(quantityText, (text) => isValidQuantity(text)));
+    fc.assert(fc.property(quantityText, (text) => void q(text)));
     fc.assert(
       fc.property(fc.string({ maxLength: 12 }), (text) => {
         try {

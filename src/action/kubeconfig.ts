@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { yamlData } from '../manifests/yaml-text.js';
 
 /** Fields of a kubeconfig user that carry credentials (token, password, key and certificate data, OIDC tokens, client secret). */
 const SECRET_KEY = /token|secret|password|key|certificate|credential/i;
@@ -40,7 +40,7 @@ export function kubeconfigSecrets(content: string): string[] {
   const secrets = new Set<string>([content]);
   let config: unknown;
   try {
-    config = parse(content);
+    config = yamlData(content);
   } catch {
     config = undefined;
   }

@@ -4,10 +4,10 @@
 // workload it no longer recommends, is removed, so no stale value outlives its recommender.
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { stringify } from 'yaml';
 import type { ObjectRef, RightsizingRecommendation } from '../model/types.js';
 import { API_VERSION } from '../model/validate.js';
 import { writeFileAtomic } from '../manifests/atomic-write.js';
+import { yamlText } from '../manifests/yaml-text.js';
 
 function header(recommender: string): string {
   return `# Written by kerf-gitops import ${recommender}; the next import replaces it.`;
@@ -35,7 +35,7 @@ export function renderRecommendation(recommendation: RightsizingRecommendation, 
       })),
     },
   };
-  return `${header(importer)}\n${stringify(document, { lineWidth: 0 })}`;
+  return `${header(importer)}\n${yamlText(document)}`;
 }
 
 async function yamlFiles(dir: string): Promise<string[]> {

@@ -13,9 +13,9 @@ import type {
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
-import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
+import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation, type Locator } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
-import { documentLocator, type Locator } from './yaml-locate.js';
+import { documentLocator } from './yaml-locate.js';
 import type { HelmIndex } from './helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 import { isKustomizationPath, KUSTOMIZATION_FILE_NAMES } from './kustomize-kustomization.js';

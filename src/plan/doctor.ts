@@ -2,7 +2,6 @@
 // holding, each with how to fix it. Pure over the scanned repo, the plan and what GitHub said.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import type { KerfConfig, PlanError, WindowSpec } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { compileWindows, isOpen, nextOpening, type CompiledWindow } from '../rules/window.js';
@@ -12,6 +11,7 @@ import { didYouMean } from '../model/schema.js';
 import { matchesSelector } from '../rules/selector.js';
 import { suggestedPaths, unmappedReleases } from '../manifests/helm/releases.js';
 import { isObject, type Json } from '../util/json.js';
+import { yamlDocumentData } from '../manifests/yaml-text.js';
 
 export type FindingCheck =
   | 'argo-ignore-differences'
@@ -205,7 +205,7 @@ function nearestTarget(index: RepoIndex, error: PlanError): string | undefined {
 /** A document as written: the scan drops the documents it has indexed, so the file is read again. */
 function writtenDocument(index: RepoIndex, file: string, document: number): unknown {
   try {
-    return parseAllDocuments(readFileSync(join(index.root, file), 'utf8'), { uniqueKeys: false })[document]?.toJS();
+    return yamlDocumentData(readFileSync(join(index.root, file), 'utf8'), document);
   } catch {
     return undefined;
   }

@@ -2,7 +2,7 @@
 import type { KerfConfig, PlanError } from '../model/types.js';
 import { CONFIG_DEFAULTS, validateConfig } from '../model/validate.js';
 import { documentLocator } from './yaml-locate.js';
-import { decodeUtf8, parseFile } from './scan.js';
+import { decodeUtf8, parseFile } from './scanned-file.js';
 
 /**
  * The config file's bytes read through the same pipeline as every manifest (UTF-8, YAML errors,

@@ -6,7 +6,8 @@ import type { KustomizeWarningCode } from './kustomize-error.js';
 import { buildKustomizeGraph, type KustomizeGraph } from './kustomize-graph.js';
 import { KERF_PATCH_FILE } from './kustomize-overlay-patch.js';
 import { resolveResourceSource, type Resolution } from './kustomize-resolve.js';
-import type { RepoIndex, ScannedFile } from './scan.js';
+import type { RepoIndex } from './scan.js';
+import type { ScannedFile } from './scanned-file.js';
 
 export function buildGraph(files: Map<string, ScannedFile>): KustomizeGraph | undefined {
   const hasKustomization = [...files.keys()].some((file) => /(^|\/)(kustomization\.ya?ml|Kustomization)$/.test(file));

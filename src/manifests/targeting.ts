@@ -5,7 +5,8 @@ import type { ContainerSpec, KerfConfig, PlanError } from '../model/types.js';
 import { containerSpecs } from '../model/workload.js';
 import { podSpecOf, type KustomizeGraph, type RenderedObject } from './kustomize-graph.js';
 import { kustomizationFileIn } from './kustomize-kustomization.js';
-import type { RenderedSource, RenderingView, ScannedFile } from './scan.js';
+import type { RenderedSource, RenderingView } from './scan.js';
+import type { ScannedFile } from './scanned-file.js';
 import { isObject, type Json, nonEmptyText } from '../util/json.js';
 
 /** Where a GitOps object (or the config) deploys a path, and whether it overrides the objects' own namespaces. */

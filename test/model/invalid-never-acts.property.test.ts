@@ -3,7 +3,8 @@
 // (in-place) anything the valid original did not, nor with other values.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { indexRepo, parseFile, type ScannedFile } from '../../src/manifests/scan.js';
+import { indexRepo } from '../../src/manifests/scan.js';
+import { parseFile, type ScannedFile } from '../../src/manifests/scanned-file.js';
 import { makePlan, type Plan } from '../../src/plan/plan.js';
 import { CONFIG_DEFAULTS } from '../../src/model/validate.js';
 import type { PlanError } from '../../src/model/types.js';

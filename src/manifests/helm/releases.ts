@@ -1,8 +1,8 @@
 // The Helm releases a repo declares (Flux HelmReleases, Argo CD Applications with a Helm source),
 // so a recommendation for a workload one of them renders, with no `helm:` entry, is told which
 // release it is and how to map it, instead of "not in the repo".
-import type { HelmMapping } from '../../model/types.js';
-import type { ScannedFile } from '../scan.js';
+import type { HelmMapping, PlanError } from '../../model/types.js';
+import type { ScannedFile } from '../scanned-file.js';
 import { isObject, nonEmptyText } from '../../util/json.js';
 
 export interface HelmRelease {
@@ -17,6 +17,12 @@ export interface HelmRelease {
   /** Where the chart's objects go, and the Helm release name their names start with. */
   namespace: string;
   release: string;
+}
+
+/** What the scan learnt about Helm: workloads a `helm:` entry cannot serve, and the releases in the repo. */
+export interface HelmIndex {
+  held: Map<string, PlanError>;
+  releases: HelmRelease[];
 }
 
 

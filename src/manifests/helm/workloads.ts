@@ -6,18 +6,14 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { ContainerSpec, HelmMapping, HelmValuesSource, KerfConfig, PlanError, Workload, WorkloadKind } from '../../model/types.js';
-import { decodeUtf8, parseFile, type RepoIndex, type ScannedFile } from '../scan.js';
+import type { RepoIndex } from '../scan.js';
+import { decodeUtf8, parseFile, type ScannedFile } from '../scanned-file.js';
 import { workloadKey } from '../../util/workload-key.js';
 import { PARSE_OPTIONS } from '../edit-yaml.js';
 import { valueAt } from './values-edit.js';
-import { findReleases, type HelmRelease } from './releases.js';
+import { findReleases, type HelmIndex } from './releases.js';
 import { isObject, type Json } from '../../util/json.js';
 
-/** What the scan learnt about Helm: workloads a `helm:` entry cannot serve, and the releases in the repo. */
-export interface HelmIndex {
-  held: Map<string, PlanError>;
-  releases: HelmRelease[];
-}
 
 
 class MappingError extends Error {

@@ -7,7 +7,7 @@ import { diagnose, renderFindings, type Finding } from './plan/doctor.js';
 import { GitError } from './git/git.js';
 import { GitHubError, type GitHubPort } from './github/github.js';
 import { wantsCluster } from './plan/cluster-source.js';
-import { InputError } from './plan/inputs.js';
+import { InputError } from './util/input-error.js';
 import { renderPlanTable } from './plan/plan-table.js';
 import { hasErrors } from './plan/plan.js';
 import { loadBodyTemplate } from './reconcile/pr-body.js';

@@ -2,7 +2,7 @@
 // inputs carry the flags' names, so reconcile's own flag parsing does the checking.
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
-import { InputError } from '../plan/inputs.js';
+import { InputError } from '../util/input-error.js';
 import { reconcileFlags } from '../reconcile/reconcile-command.js';
 import type { ReconcileOptions } from '../reconcile/reconcile.js';
 

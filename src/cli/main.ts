@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
-import { InputError } from '../plan/inputs.js';
+import { InputError } from '../util/input-error.js';
 import { runPlan, type PlanOptions } from '../plan/run-plan.js';
 import { renderPlanTable } from '../plan/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from '../reconcile/reconcile-command.js';

@@ -2,7 +2,11 @@
 // commit the clone does not hold (a shallow clone, a revision not fetched) counts as not contained,
 // so nothing is marked Applied early; a clone with full history (fetch-depth: 0) can always tell.
 import { simpleGit } from 'simple-git';
-import type { RevisionPort } from '../lifecycle/merged.js';
+
+/** Git history: whether `commit` is `revision` or one of its ancestors. */
+export interface RevisionPort {
+  contains(revision: string, commit: string): Promise<boolean>;
+}
 
 export function gitRevisions(repo: string): RevisionPort {
   const git = simpleGit({ baseDir: repo });

@@ -2,10 +2,32 @@
 // retry and throttling plugins ride out 5xx answers and rate limits within a budget.
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from '../util/logger.js';
-import type { BranchProtection } from '../plan/doctor.js';
 import { redact } from '../util/redact.js';
-import { WINDOW_STATUS_CONTEXT, type WindowStatus } from '../reconcile/window-status.js';
-import type { PullRequestState } from '../lifecycle/merged.js';
+
+/** The commit status context of the window check (G6), which branch protection requires. */
+export const WINDOW_STATUS_CONTEXT = 'kerf/window';
+
+export type WindowStatusState = 'success' | 'pending' | 'failure';
+
+export interface WindowStatus {
+  state: WindowStatusState;
+  description: string;
+}
+
+/** Whether the default branch requires the `kerf/window` status (a ruleset or branch protection). */
+export type BranchProtection =
+  | { state: 'required'; branch: string }
+  | { state: 'missing'; branch: string }
+  | { state: 'unknown'; branch: string; detail: string };
+
+/** One pull request's merge state. */
+export interface PullRequestState {
+  number: number;
+  merged: boolean;
+  /** RFC 3339; null until merged. */
+  mergedAt: string | null;
+  mergeCommitSha: string | null;
+}
 
 export interface OpenPullRequest {
   number: number;

@@ -5,7 +5,7 @@ import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { ClusterError } from '../cluster/cluster-port.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { parseFile } from '../manifests/scanned-file.js';
-import { InputError } from '../plan/inputs.js';
+import { InputError } from '../util/input-error.js';
 import { awaitingData, repoValues, type Skip } from './resources.js';
 import { fromVpa, vpasIn, type VpaImportOptions } from './vpa.js';
 

@@ -7,23 +7,12 @@ import type { ClusterState } from '../cluster/cluster-reader.js';
 import type { KubeObject } from '../cluster/objects.js';
 import { isObject } from '../util/json.js';
 import { liveWorkload } from './live-workload.js';
-
-export interface PullRequestState {
-  number: number;
-  merged: boolean;
-  /** RFC 3339; null until merged. */
-  mergedAt: string | null;
-  mergeCommitSha: string | null;
-}
+import type { PullRequestState } from '../github/github.js';
+import type { RevisionPort } from '../git/git-history.js';
 
 /** Reads one pull request's merge state. */
 export interface PullRequestReader {
   getPull(number: number): Promise<PullRequestState>;
-}
-
-/** Git history: whether `commit` is `revision` or one of its ancestors. */
-export interface RevisionPort {
-  contains(revision: string, commit: string): Promise<boolean>;
 }
 
 /** The GitOps tool that applies the workload, and the Git revision it last synced. */

@@ -12,6 +12,7 @@ import { matchesSelector } from '../rules/selector.js';
 import { suggestedPaths, unmappedReleases } from '../manifests/helm/releases.js';
 import { isObject, type Json } from '../util/json.js';
 import { yamlDocumentData } from '../manifests/yaml-text.js';
+import type { BranchProtection } from '../github/github.js';
 
 export type FindingCheck =
   | 'argo-ignore-differences'
@@ -38,11 +39,6 @@ export interface Finding {
 }
 
 /** What the repository's rules say about the `kerf/window` check on the default branch. */
-export type BranchProtection =
-  | { state: 'required'; branch: string }
-  | { state: 'missing'; branch: string }
-  | { state: 'unknown'; branch: string; detail: string };
-
 export interface DoctorInput {
   index: RepoIndex;
   plan: Plan;

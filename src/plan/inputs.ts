@@ -10,11 +10,7 @@ import { documentLocator } from '../manifests/yaml-locate.js';
 import { addHelmWorkloads } from '../manifests/helm/workloads.js';
 import { applyKustomizeValues, buildGraph, kustomizeErrors } from '../manifests/kustomize-values.js';
 import { repoView } from '../manifests/targeting.js';
-
-/** Input that stops the run (exit 2): a missing repo, an unreadable recommendations path, a config kerf cannot run with. */
-export class InputError extends Error {
-  readonly code = 'InvalidInput';
-}
+import { InputError } from '../util/input-error.js';
 
 /** Config problems no run can go on with: where to scan, and what branches to push. */
 const STOPPING_CONFIG_CODES = new Set(['PathOutsideRepo', 'PathNotFound', 'InvalidBranchPrefix']);

@@ -20,7 +20,8 @@ import { recommendationsInRepo, rolledBackGeneration, type ClusterRecommendation
 import { gitRevisions } from '../git/git-history.js';
 import type { GitPort } from '../git/git.js';
 import type { GitHubPort } from '../github/github.js';
-import { mergeReached, syncManagerOf, type PullRequestReader, type RevisionPort } from '../lifecycle/merged.js';
+import { mergeReached, syncManagerOf, type PullRequestReader } from '../lifecycle/merged.js';
+import type { RevisionPort } from '../git/git-history.js';
 import type { PullRequestOutcome, ReconcileError, ReconcilePorts, RunContext } from './reconcile.js';
 import { openRollback } from './rollback.js';
 import { decisionEvent, decisionStatus, pullRequestFor, readPreviousValues, readPullRequest } from './status-writeback.js';

@@ -10,7 +10,7 @@ import { embeddedTemplate } from '../embedded-templates.js';
 import { code, codeCell, literalCell } from './markdown.js';
 import { NO_FREE_WINDOW, readmeLink, REASON_TEXT, reasonMarkdown, reasonWords } from '../plan/reason-text.js';
 import { reviewView, type ReviewContext, type ReviewView } from './pr-review.js';
-import type { WindowStatus } from './window-status.js';
+import type { WindowStatus } from '../github/github.js';
 import { describeNextWindow } from '../plan/window-text.js';
 
 /** Where the body template lives; `lib/reconcile/` and `src/reconcile/` both sit two levels below the package. */

@@ -6,7 +6,7 @@ import { clusterFromEnvironment, type ClusterConnection } from '../cluster/envir
 import type { Logger } from '../util/logger.js';
 import { wantsCluster } from '../plan/cluster-source.js';
 import { wantsVpa } from '../import/from-vpas.js';
-import { InputError } from '../plan/inputs.js';
+import { InputError } from '../util/input-error.js';
 import { hasErrors } from '../plan/plan.js';
 import { connectLoop } from './close-loop.js';
 import type { PlanOptions } from '../plan/run-plan.js';

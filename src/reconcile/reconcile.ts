@@ -18,7 +18,8 @@ import type { ReviewContext } from './pr-review.js';
 import { impactOf, sumTotals, type Totals } from '../plan/impact.js';
 import { NO_FREE_WINDOW, reasonWords } from '../plan/reason-text.js';
 import { redact } from '../util/redact.js';
-import { groupWindowStatus, type WindowStatus } from './window-status.js';
+import { groupWindowStatus } from './window-status.js';
+import type { WindowStatus } from '../github/github.js';
 
 export interface ReconcileOptions extends PlanOptions {
   dryRun: boolean;

@@ -10,7 +10,7 @@ import type { GitHubPort } from '../github/github.js';
 import { describeChanges } from '../plan/plan-table.js';
 import { ReconcileFailure, type PullRequestOutcome, type RunContext } from './reconcile.js';
 import type { PreviousValues } from './status-writeback.js';
-import type { WindowStatus } from './window-status.js';
+import type { WindowStatus } from '../github/github.js';
 
 export const ROLLBACK_LABEL = 'kerf/rollback';
 export const ROLLBACK_STATUS: WindowStatus = { state: 'success', description: 'Rollback after a health breach: merge now, even in a freeze' };

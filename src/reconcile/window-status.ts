@@ -3,15 +3,7 @@
 import type { Decision } from '../model/types.js';
 import { reasonWords } from '../plan/reason-text.js';
 import { describeNextWindow } from '../plan/window-text.js';
-
-export const WINDOW_STATUS_CONTEXT = 'kerf/window';
-
-export type WindowStatusState = 'success' | 'pending' | 'failure';
-
-export interface WindowStatus {
-  state: WindowStatusState;
-  description: string;
-}
+import type { WindowStatus } from '../github/github.js';
 
 /** GitHub refuses longer status descriptions. */
 const MAX_DESCRIPTION = 140;

@@ -6,7 +6,7 @@ import { kubeClusterSource } from '../../src/cluster/cluster-reader.js';
 import { runPlan } from '../../src/plan/run-plan.js';
 import { renderPlanTable } from '../../src/plan/plan-table.js';
 import { clusterVpas } from '../../src/import/from-vpas.js';
-import { InputError } from '../../src/plan/inputs.js';
+import { InputError } from '../../src/util/input-error.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { failure } from '../standins/kube/expect-status.js';
 import { createVpa, ensureNamespace, startKubeApiWithVpa } from './vpa-cluster.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHub } from '../../src/github/github.js';
-import type { BranchProtection } from '../../src/plan/doctor.js';
+import type { BranchProtection } from '../../src/github/github.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import type { GitHubStandIn } from '../standins/github/github-server.js';
 import { OWNER, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';

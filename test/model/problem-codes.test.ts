@@ -2,7 +2,7 @@
 // does with the object. The consequence is the point: invalid input never acts.
 import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/plan/run-plan.js';
-import { InputError } from '../../src/plan/inputs.js';
+import { InputError } from '../../src/util/input-error.js';
 import { tempRepos } from '../support/temp-repo.js';
 
 const NOW = new Date('2026-12-02T10:00:00Z');

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/plan/run-plan.js';
-import { InputError } from '../../src/plan/inputs.js';
+import { InputError } from '../../src/util/input-error.js';
 import type { Decision } from '../../src/model/types.js';
 import { fakeClusterSource, wireRecommendation } from '../support/cluster-source.js';
 

@@ -2,7 +2,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diagnose, type BranchProtection } from '../../src/plan/doctor.js';
+import { diagnose } from '../../src/plan/doctor.js';
+import type { BranchProtection } from '../../src/github/github.js';
 import { runPlan } from '../../src/plan/run-plan.js';
 
 const now = new Date('2026-12-02T10:00:00Z');

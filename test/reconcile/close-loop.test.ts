@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterPort, EventRecord } from '../../src/cluster/cluster-port.js';
 import type { KubeObject } from '../../src/cluster/objects.js';
 import { closeTheLoop } from '../../src/reconcile/close-loop.js';
-import type { PullRequestState } from '../../src/lifecycle/merged.js';
+import type { PullRequestState } from '../../src/github/github.js';
 import type { RunContext } from '../../src/reconcile/reconcile.js';
 import { runPlan } from '../../src/plan/run-plan.js';
 import { fakeClusterSource, wireRecommendation } from '../support/cluster-source.js';

@@ -53,7 +53,7 @@ export async function run(): Promise<void> {
   const secrets = inputSecrets(token, kubeconfig);
   let kubeconfigFile: KubeconfigFile | undefined;
   try {
-    const inputs = readInputs(new Date());
+    const inputs = readInputs(new Date(), process.cwd());
     const { doctor: runDoctor } = inputs;
     const log = coreLogger(secrets);
     const annotate = annotator(inputs.options.repo, secrets);

@@ -30,8 +30,8 @@ function listInput(name: string): string[] | undefined {
   return lines.length > 0 ? lines : undefined;
 }
 
-/** The options of a run judged at `now`; paths are relative to the workspace, as the runner starts us there. */
-export function readInputs(now: Date): ActionInputs {
+/** The options of a run judged at `now`; paths are relative to `cwd`, the workspace the runner starts us in. */
+export function readInputs(now: Date, cwd: string): ActionInputs {
   const config = core.getInput('config');
   const flags = reconcileFlags({
     'dry-run': booleanInput('dry-run'),
@@ -43,10 +43,11 @@ export function readInputs(now: Date): ActionInputs {
     ...(core.getInput('auto-merge') !== '' && { 'auto-merge': booleanInput('auto-merge') }),
   });
   const options: ActionInputs['options'] = {
-    repo: resolve(core.getInput('path') || '.'),
+    repo: resolve(cwd, core.getInput('path') || '.'),
     recommendations: core.getMultilineInput('recommendations'),
-    ...(config && { config: resolve(config) }),
+    ...(config && { config: resolve(cwd, config) }),
     now,
+    cwd,
     fleetPaused: booleanInput('pause'),
     ...flags,
   };

@@ -15,7 +15,7 @@ import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } 
 import { wantsCluster } from '../plan/cluster-source.js';
 import { runStatusCommand } from '../reconcile/status-command.js';
 import { VERSION } from '../version.js';
-import { IMPORT_USAGE, renderImport, runImport } from '../import/command.js';
+import { IMPORT_USAGE, renderImport, runImport } from './import-command.js';
 import { wantsVpa } from '../import/from-vpas.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]
@@ -128,6 +128,7 @@ export function parseCommandOptions(
     recommendations,
     ...(typeof config === 'string' && { config: resolve(config) }),
     now: parseNow(typeof now === 'string' ? now : undefined),
+    cwd: process.cwd(),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
     ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment() }),
@@ -271,7 +272,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
           process.stdout.write(IMPORT_USAGE);
           return rest.length === 0 ? 2 : 0;
         }
-        const { output, ...report } = await runImport(rest, clusterFromEnvironment);
+        const { output, ...report } = await runImport(rest, clusterFromEnvironment, process.cwd());
         process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderImport(report));
         return 0;
       }

@@ -15,6 +15,8 @@ export interface PlanOptions {
   recommendations: string[];
   config?: string;
   now: Date;
+  /** Where the run was started: relative `--recommendations` paths and patterns resolve from it. */
+  cwd: string;
   fleetPaused: boolean;
   /** Where `--recommendations cluster` and `--recommendations vpa` read from. */
   cluster?: ClusterSource;
@@ -56,7 +58,7 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
     recommendations = fromCluster.recommendations;
     skips = fromCluster.skips.filter(aboutThisRepo);
   } else if (options.recommendations.length > 0) {
-    const paths = await expandRecommendationPaths(options.recommendations, process.cwd());
+    const paths = await expandRecommendationPaths(options.recommendations, options.cwd);
     const loaded = await loadRecommendationFiles(paths, options.repo);
     recommendations = loaded.recommendations;
     index.errors.push(...loaded.errors);

@@ -19,7 +19,7 @@ const deployment = (namespace: string, name: string, metadata: { labels?: Record
 
 async function planFromCluster(deployments: unknown[], recommendations: unknown[]) {
   const cluster = fakeClusterSource({ deployments, recommendations });
-  return runPlan({ repo: example, recommendations: ['cluster'], now, fleetPaused: false, cluster });
+  return runPlan({ repo: example, recommendations: ['cluster'], now, fleetPaused: false, cwd: process.cwd(), cluster });
 }
 
 describe('Helm workloads with --recommendations cluster', () => {

@@ -34,7 +34,7 @@ spec:
   containers: [{name: podinfo, requests: {cpu: 50m, memory: 96Mi}, limits: {memory: 192Mi}}]
 `,
     );
-    const { plan, index } = await runPlan({ repo, recommendations: [], now: new Date('2026-12-02T10:00:00Z'), fleetPaused: false });
+    const { plan, index } = await runPlan({ repo, recommendations: [], now: new Date('2026-12-02T10:00:00Z'), fleetPaused: false, cwd: process.cwd() });
     expect(plan.errors).toEqual([]);
     const { edits, errors } = planEdits(index, plan.decisions);
     expect(errors).toEqual([]);

@@ -24,7 +24,7 @@ async function copy(config?: (text: string) => string): Promise<string> {
 }
 
 async function plan(repo: string) {
-  const run = await runPlan({ repo, recommendations: [], now, fleetPaused: false });
+  const run = await runPlan({ repo, recommendations: [], now, fleetPaused: false, cwd: process.cwd() });
   return { ...run, edits: planEdits(run.index, run.plan.decisions) };
 }
 

@@ -37,7 +37,7 @@ describe('VPAs from the cluster', () => {
     await createVpa(api, { name: 'orders', namespace: 'shop', target: { kind: 'Deployment', name: 'orders' }, updateMode: 'Off' });
     // Another team's workload: not this repo's business, so not even listed as skipped.
     await createVpa(api, { name: 'search', namespace: 'catalog', target: { kind: 'Deployment', name: 'search' }, updateMode: 'Auto' });
-    const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cluster: kubeClusterSource(api.kubeConfig()) });
+    const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cwd: process.cwd(), cluster: kubeClusterSource(api.kubeConfig()) });
     expect(plan.decisions.map((d) => `${d.target.namespace}/${d.target.name}`)).toEqual(['shop/cart']);
     // cart: requests 500m/512Mi, memory limit 1Gi (ratio 2) → 250m, 300Mi and a 600Mi limit, as VPA's admission controller would set.
     expect(plan.decisions[0]?.changes.map(({ field, from, to }) => ({ field, from, to }))).toEqual([
@@ -57,7 +57,7 @@ Skipped VPA recommendations (2):
     api = await startKubeApi();
     const source = kubeClusterSource(api.kubeConfig());
     expect(await clusterVpas(source)).toEqual({ error: expect.objectContaining({ code: 'VpaNotInstalled' }) });
-    await expect(runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cluster: source })).rejects.toThrow(
+    await expect(runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cwd: process.cwd(), cluster: source })).rejects.toThrow(
       new InputError(`the cluster at ${source.server} serves no autoscaling.k8s.io/v1 VerticalPodAutoscalers: install the VPA recommender (its CRDs) first`),
     );
   });

@@ -160,7 +160,7 @@ async function runScenario(copy: string, rendered: ReadonlyMap<string, RenderedR
   // `roots` picks the kustomize roots; `paths` keeps plain files to the test's policies.
   writeFileSync(join(copy, '.kerf/config.yaml'), selected === undefined ? '{}\n' : stringify({ roots: selected, paths: ['kerf-realworld-test'] }));
 
-  const { plan, index } = await runPlan({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false });
+  const { plan, index } = await runPlan({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false, cwd: process.cwd() });
   const { edits, errors } = planEdits(index, plan.decisions);
   await writeFilesAtomic(copy, edits.map((edit) => ({ path: edit.path, content: edit.after })));
   try {
@@ -279,7 +279,7 @@ async function runPlainScenario(copy: string, graph: ReturnType<typeof buildKust
   }).join('---\n'));
   mkdirSync(join(copy, '.kerf'), { recursive: true });
   writeFileSync(join(copy, '.kerf/config.yaml'), '{}\n');
-  const { plan, index } = await runPlan({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false });
+  const { plan, index } = await runPlan({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false, cwd: process.cwd() });
   const { edits, errors } = planEdits(index, plan.decisions);
   // Judged from the edits themselves; nothing is written, so the copy stays the snapshot.
   const allErrors = [...plan.errors, ...errors];

@@ -52,7 +52,7 @@ function containerResources(objects: Rendered[], identity: string): unknown {
 }
 
 async function write() {
-  const { plan, index } = await runPlan({ repo, recommendations: [], now, fleetPaused: false });
+  const { plan, index } = await runPlan({ repo, recommendations: [], now, fleetPaused: false, cwd: process.cwd() });
   const result = planEdits(index, plan.decisions);
   await writeFilesAtomic(repo, result.edits.map((edit) => ({ path: edit.path, content: edit.after })));
   return { plan, ...result };

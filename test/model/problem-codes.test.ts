@@ -56,7 +56,7 @@ spec:
 
 export async function planOf(files: Record<string, string | Buffer>) {
   const repo = await repoWith({ 'apps/cart.yaml': DEPLOYMENT, 'policies/shop.yaml': POLICY, 'recs/cart.yaml': RECOMMENDATION, ...files });
-  const { plan } = await runPlan({ repo, recommendations: [], now: NOW, fleetPaused: false });
+  const { plan } = await runPlan({ repo, recommendations: [], now: NOW, fleetPaused: false, cwd: process.cwd() });
   return plan;
 }
 

@@ -59,7 +59,7 @@ describe('--recommendations cluster', () => {
         }),
       ],
     });
-    const { plan, cluster: view } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    const { plan, cluster: view } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(plan.errors).toEqual([]);
     expect(plan.decisions).toHaveLength(1);
     expect(plan.decisions[0]).toMatchObject({ target: { name: 'cart' }, action: 'pull-request', strategy: 'rollout', configuredStrategy: 'in-place', reason: 'Fallback' });
@@ -68,13 +68,13 @@ describe('--recommendations cluster', () => {
 
   it('policies come from Git where the repo has them and from the cluster otherwise', async () => {
     const cluster = fakeClusterSource({ recommendations: [apiRecommendation()], policies: [rolloutPolicy] });
-    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(byName(plan.decisions).api).toMatchObject({ action: 'pull-request', phase: 'Proposed', strategy: 'rollout' });
 
     const inGit = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster: fakeClusterSource({
       recommendations: [wireRecommendation('shop', 'cart', { kind: 'Deployment', name: 'cart' }, [{ name: 'app', requests: { cpu: '250m' } }])],
       policies: [{ ...rolloutPolicy, metadata: { name: 'cluster-only', namespace: 'shop' } }],
-    }), now: NOW, fleetPaused: false });
+    }), now: NOW, fleetPaused: false, cwd: process.cwd() });
     // shop has policies in Git (in-place): the cluster's rollout policy of shop is not used.
     expect(byName(inGit.plan.decisions).cart).toMatchObject({ action: 'in-place', strategy: 'in-place' });
   });
@@ -84,7 +84,7 @@ describe('--recommendations cluster', () => {
     ['SR1: a live HPA running one replica (currentReplicas)', { hpas: [{ metadata: { name: 'api', namespace: 'web' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'api' }, minReplicas: 3 }, status: { currentReplicas: 1 } }] }],
   ])('%s makes the rollout single-replica and unsafe (SR4, SR5)', async (_, facts) => {
     const cluster = fakeClusterSource({ recommendations: [apiRecommendation()], policies: [rolloutPolicy], ...facts });
-    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(byName(plan.decisions).api).toMatchObject({ action: 'blocked', phase: 'Blocked', reason: 'SingleReplicaUnsafe' });
   });
 
@@ -94,21 +94,21 @@ describe('--recommendations cluster', () => {
         wireRecommendation('shop', 'cart', { kind: 'Deployment', name: 'cart' }, [{ name: 'app', requests: { cpu: '250m' } }], { phase: 'Blocked', strategy: 'in-place', configuredStrategy: 'in-place', reason: 'UnsupportedNode' }),
       ],
     });
-    const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(byName(plan.decisions).cart).toMatchObject({ action: 'blocked', phase: 'Blocked', reason: 'UnsupportedNode', strategy: 'in-place' });
   });
 
   it('a rolled-back change is not proposed again until its spec changes (no flapping)', async () => {
     const rolledBack = { phase: 'RolledBack', strategy: 'rollout', configuredStrategy: 'rollout', rolledBackGeneration: 2 };
-    const same = await runPlan({ repo, recommendations: ['cluster'], cluster: fakeClusterSource({ recommendations: [apiRecommendation(rolledBack, 2)], policies: [rolloutPolicy] }), now: NOW, fleetPaused: false });
+    const same = await runPlan({ repo, recommendations: ['cluster'], cluster: fakeClusterSource({ recommendations: [apiRecommendation(rolledBack, 2)], policies: [rolloutPolicy] }), now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(byName(same.plan.decisions).api).toMatchObject({ action: 'none', phase: 'RolledBack' });
-    const changed = await runPlan({ repo, recommendations: ['cluster'], cluster: fakeClusterSource({ recommendations: [apiRecommendation(rolledBack, 3)], policies: [rolloutPolicy] }), now: NOW, fleetPaused: false });
+    const changed = await runPlan({ repo, recommendations: ['cluster'], cluster: fakeClusterSource({ recommendations: [apiRecommendation(rolledBack, 3)], policies: [rolloutPolicy] }), now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(byName(changed.plan.decisions).api).toMatchObject({ action: 'pull-request', phase: 'Proposed' });
   });
 
   it('an unreachable cluster is one error entry, and the run decides from Git alone', async () => {
     const cluster = fakeClusterSource(new Error('connect ECONNREFUSED 127.0.0.1:6443'));
-    const { plan, cluster: view } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    const { plan, cluster: view } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(view).toBeUndefined();
     expect(plan.errors).toEqual([
       { code: 'ClusterUnreachable', object: 'cluster', message: 'cannot read the cluster at https://fake.cluster.test: connect ECONNREFUSED 127.0.0.1:6443; deciding from Git alone (recommendations from the repo, no live facts)' },
@@ -120,7 +120,7 @@ describe('--recommendations cluster', () => {
   it('a cluster recommendation that does not validate is an error naming it; the others are decided', async () => {
     const broken = wireRecommendation('web', 'broken', { kind: 'Deployment', name: 'api' }, [{ name: 'app', requests: { cpu: 'lots' } }]);
     const cluster = fakeClusterSource({ recommendations: [apiRecommendation(), { ...broken, spec: { targetRef: { kind: 'Deployment' }, containers: [] } }], policies: [rolloutPolicy] });
-    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(plan.decisions.map((d) => d.target.name)).toEqual(['api']);
     expect(plan.errors.map((e) => e.message)).toContainEqual(expect.stringContaining('RightsizingRecommendation web/broken: spec.targetRef.name: is required'));
   });
@@ -128,12 +128,12 @@ describe('--recommendations cluster', () => {
   it("a recommendation of a workload the repo does not define is another repo's: left out, no error", async () => {
     const elsewhere = wireRecommendation('web', 'admin', { kind: 'Deployment', name: 'admin' }, [{ name: 'app', requests: { cpu: '250m' } }]);
     const cluster = fakeClusterSource({ recommendations: [apiRecommendation(), elsewhere], policies: [rolloutPolicy] });
-    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+    const { plan } = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
     expect(plan.decisions.map((d) => d.target.name)).toEqual(['api']);
     expect(plan.errors).toEqual([]);
   });
 
   it('without a cluster connection, --recommendations cluster stops the run', async () => {
-    await expect(runPlan({ repo, recommendations: ['cluster'], now: NOW, fleetPaused: false })).rejects.toThrow(InputError);
+    await expect(runPlan({ repo, recommendations: ['cluster'], now: NOW, fleetPaused: false, cwd: process.cwd() })).rejects.toThrow(InputError);
   });
 });

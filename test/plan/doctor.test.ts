@@ -37,7 +37,7 @@ async function doctor(files: Record<string, string>, branchProtection?: BranchPr
     await mkdir(dirname(join(repo, path)), { recursive: true });
     await writeFile(join(repo, path), text);
   }
-  const { plan, index, config } = await runPlan({ repo, recommendations: [], now, fleetPaused: false });
+  const { plan, index, config } = await runPlan({ repo, recommendations: [], now, fleetPaused: false, cwd: process.cwd() });
   return diagnose({ index, plan, config, now, ...(branchProtection && { branchProtection }) });
 }
 

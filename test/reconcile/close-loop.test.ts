@@ -68,7 +68,7 @@ async function loopWith(status: Record<string, unknown>, options: { live?: strin
     deployments: [liveApi(options.live ?? '500m')],
     ...options.pods,
   });
-  const run = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false });
+  const run = await runPlan({ repo, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });
   const writes: Record<string, unknown>[] = [];
   const events: EventRecord[] = [];
   const asked: number[] = [];

@@ -104,7 +104,7 @@ export async function startHarness(
       const ports = { git: wrap.git ? wrap.git(gitPort) : gitPort, github: wrap.github ? wrap.github(github) : github };
       const afterRun = wrap.afterRun?.(ports);
       return reconcile(
-        { repo: clone, recommendations: [], now: NOW, fleetPaused: false, dryRun: false, ...overrides },
+        { repo: clone, recommendations: [], now: NOW, fleetPaused: false, cwd: process.cwd(), dryRun: false, ...overrides },
         { ...ports, secrets: [TOKEN], ...(afterRun && { afterRun }) },
       );
     },

@@ -7,11 +7,11 @@ import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { loadConfig, scanRepo } from '../plan/inputs.js';
 import { InputError } from '../util/input-error.js';
 import { Quantity, QuantityError } from '../rules/quantity.js';
-import { fromKrr, isKrrResult } from './krr.js';
-import { clusterVpas, fileVpas, fromVpas } from './from-vpas.js';
-import { awaitingData, DEFAULT_IMPORT_OPTIONS, repoValues, skipLines, type ImportOptions, type Skip } from './resources.js';
-import { VPA_BOUNDS, type VpaBound } from './vpa.js';
-import { writeRecommendations, type WriteResult } from './write.js';
+import { fromKrr, isKrrResult } from '../import/krr.js';
+import { clusterVpas, fileVpas, fromVpas } from '../import/from-vpas.js';
+import { awaitingData, DEFAULT_IMPORT_OPTIONS, repoValues, skipLines, type ImportOptions, type Skip } from '../import/resources.js';
+import { VPA_BOUNDS, type VpaBound } from '../import/vpa.js';
+import { writeRecommendations, type WriteResult } from '../import/write.js';
 import type { ObjectRef, RightsizingRecommendation } from '../model/types.js';
 
 export const IMPORT_USAGE = `usage: kerf-gitops import vpa [--from-cluster | --file PATH…] [options]
@@ -76,8 +76,11 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-/** Runs `import <recommender> …`; `cluster` connects on first use (only `--from-cluster` uses it). */
-export async function runImport(args: string[], cluster: () => ClusterSource): Promise<ImportReport & { output: 'table' | 'json' }> {
+/**
+ * Runs `import <recommender> …`; `cluster` connects on first use (only `--from-cluster` uses it).
+ * `cwd` is where the command runs: relative paths resolve from it, and the report names the folder from it.
+ */
+export async function runImport(args: string[], cluster: () => ClusterSource, cwd: string): Promise<ImportReport & { output: 'table' | 'json' }> {
   const [recommender, ...rest] = args;
   if (recommender !== 'vpa' && recommender !== 'krr') throw new InputError(`import needs vpa or krr, got ${JSON.stringify(recommender ?? '')}; see kerf-gitops import --help`);
   const { values } = parseArgs({
@@ -102,14 +105,14 @@ export async function runImport(args: string[], cluster: () => ClusterSource): P
     tolerancePercent: tolerance(values.tolerance),
     round: { cpu: step(values['round-cpu'], '--round-cpu', DEFAULT_IMPORT_OPTIONS.round.cpu), memory: step(values['round-memory'], '--round-memory', DEFAULT_IMPORT_OPTIONS.round.memory) },
   };
-  const files = values.file.map((file) => resolve(file));
+  const files = values.file.map((file) => resolve(cwd, file));
   if (recommender === 'vpa' && values['from-cluster'] === (files.length > 0)) throw new InputError('import vpa needs either --from-cluster or --file PATH');
   if (recommender === 'krr' && (files.length !== 1 || values['from-cluster'])) throw new InputError('import krr needs one --file PATH (krr ... --formatter json > PATH)');
   if (recommender === 'krr' && values.bound !== 'target') throw new InputError('--bound is for import vpa; krr has one recommendation');
   if (!(VPA_BOUNDS as readonly string[]).includes(values.bound)) throw new InputError(`--bound must be one of ${VPA_BOUNDS.join(', ')}, got ${JSON.stringify(values.bound)}`);
 
-  const repo = resolve(values.repo);
-  const { config, errors } = await loadConfig(repo, values.config === undefined ? undefined : resolve(values.config));
+  const repo = resolve(cwd, values.repo);
+  const { config, errors } = await loadConfig(repo, values.config === undefined ? undefined : resolve(cwd, values.config));
   if (errors.length > 0) throw new InputError(errors.map((error) => error.message).join('; '));
   const index = await scanRepo(repo, config);
   let recommendations: RightsizingRecommendation[];
@@ -135,9 +138,9 @@ export async function runImport(args: string[], cluster: () => ClusterSource): P
     skipped = imported.flatMap((one) => one.skips);
     awaiting = awaitingData(imported);
   }
-  const out = values.out === undefined ? resolve(repo, 'recommendations', recommender) : resolve(values.out);
+  const out = values.out === undefined ? resolve(repo, 'recommendations', recommender) : resolve(cwd, values.out);
   const written = await writeRecommendations(out, recommender, recommendations, awaiting);
-  const inside = relative(process.cwd(), out);
+  const inside = relative(cwd, out);
   const shown = inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? out : inside.split(sep).join('/');
   return { out: shown, ...written, skipped, output: values.output };
 }

@@ -7,6 +7,8 @@ import { diagnose, renderFindings, type Finding } from './plan/doctor.js';
 import { GitError } from './git/git.js';
 import { GitHubError, type GitHubPort } from './github/github.js';
 import { wantsCluster } from './plan/cluster-source.js';
+import { wantsVpa } from './import/from-vpas.js';
+import { clusterFromKubeconfig } from './cluster/environment.js';
 import { InputError } from './util/input-error.js';
 import { renderPlanTable } from './plan/plan-table.js';
 import { hasErrors } from './plan/plan.js';
@@ -19,7 +21,7 @@ import { runPlan } from './plan/run-plan.js';
 import { annotator, findingAnnotations, heldBackAnnotations, planErrorAnnotations, planWarningAnnotations, reconcileErrorAnnotations } from './action/annotations.js';
 import { heldBackChanges } from './action/held-back.js';
 import { inputMessage, readInputs } from './action/inputs.js';
-import { kubeconfigSecrets, writeKubeconfig, type KubeconfigFile } from './action/kubeconfig.js';
+import { kubeconfigSecrets } from './action/kubeconfig.js';
 import { coreLogger } from './action/logger.js';
 import { actionOutputs } from './action/outputs.js';
 import { clusterStatus, unreachableCluster } from './action/status.js';
@@ -51,18 +53,15 @@ export async function run(): Promise<void> {
   const token = core.getInput('token');
   const kubeconfig = core.getInput('kubeconfig');
   const secrets = inputSecrets(token, kubeconfig);
-  let kubeconfigFile: KubeconfigFile | undefined;
   try {
     const inputs = readInputs(new Date(), process.cwd());
     const { doctor: runDoctor } = inputs;
     const log = coreLogger(secrets);
     const annotate = annotator(inputs.options.repo, secrets);
     // The cluster of `recommendations: cluster` or `vpa` is the input's kubeconfig, else KUBECONFIG or in-cluster, as for the CLI.
-    if (kubeconfig) {
-      kubeconfigFile = await writeKubeconfig(kubeconfig);
-      process.env.KUBECONFIG = kubeconfigFile.path;
-    }
-    const { cluster, ports } = await reconcilePorts(inputs.options, { ...process.env, GITHUB_TOKEN: token }, log);
+    const { recommendations } = inputs.options;
+    const fromInput = kubeconfig && (wantsCluster(recommendations) || wantsVpa(recommendations)) ? clusterFromKubeconfig(kubeconfig) : undefined;
+    const { cluster, ports } = await reconcilePorts({ ...inputs.options, ...(fromInput && { cluster: fromInput }) }, { ...process.env, GITHUB_TOKEN: token }, log);
     const options: ReconcileOptions = { ...inputs.options, ...(cluster && { cluster }) };
 
     const findings = runDoctor ? await core.group('kerf doctor', () => doctor(options, ports.github)) : undefined;
@@ -105,8 +104,6 @@ export async function run(): Promise<void> {
     if (error instanceof GitError || error instanceof GitHubError) return core.setFailed(redact(error.message, secrets));
     core.debug(redact((error as Error)?.stack ?? String(error), secrets));
     core.setFailed(redact(`kerf-gitops failed unexpectedly: ${(error as Error)?.message ?? String(error)}`, secrets));
-  } finally {
-    await kubeconfigFile?.remove();
   }
 }
 

@@ -1,9 +1,5 @@
-// The `kubeconfig` input (a secret's contents) as the file KUBECONFIG names for the run: private
-// (a folder of its own, the file 0600), masked in the log before anything can print it, and
-// removed when the run ends.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The `kubeconfig` input (a secret's contents), masked in the log before anything can print it.
+// The run loads it from the text itself (KubeConfig.loadFromString): no file, no KUBECONFIG.
 import { yamlData } from '../manifests/yaml-text.js';
 
 /** Fields of a kubeconfig user that carry credentials (token, password, key and certificate data, OIDC tokens, client secret). */
@@ -52,23 +48,4 @@ export function kubeconfigSecrets(content: string): string[] {
     for (const url of JSON.stringify(clusters ?? []).matchAll(/[a-z][\w+.-]*:\/\/([^/@\s"]+)@/gi)) secrets.add(url[1] as string);
   }
   return [...secrets].filter((secret) => secret.length >= MIN_SECRET);
-}
-
-export interface KubeconfigFile {
-  path: string;
-  /** Removes the file and its folder. */
-  remove(): Promise<void>;
-}
-
-/** Writes `content` to a file only this user can read, in a folder of its own under `dir`. */
-export async function writeKubeconfig(content: string, dir: string = process.env.RUNNER_TEMP || tmpdir()): Promise<KubeconfigFile> {
-  const folder = await mkdtemp(join(dir, 'kerf-kubeconfig-'));
-  const path = join(folder, 'config');
-  try {
-    await writeFile(path, content.endsWith('\n') ? content : `${content}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    await rm(folder, { recursive: true, force: true });
-    throw error;
-  }
-  return { path, remove: () => rm(folder, { recursive: true, force: true }) };
 }

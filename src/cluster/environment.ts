@@ -1,7 +1,9 @@
-// The cluster of KUBECONFIG or the pod's service account (in-cluster), connected on first use so
-// commands that never touch a cluster do not load client-node.
+// The cluster of KUBECONFIG or the pod's service account (in-cluster), or of a kubeconfig's text
+// (the Action's input), connected on first use so commands that never touch a cluster do not load
+// client-node.
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterPort } from './cluster-port.js';
 import type { ClusterSource } from './cluster-reader.js';
 
@@ -36,7 +38,16 @@ function readable(file: string): boolean {
 }
 
 export function clusterFromEnvironment(): ClusterConnection {
-  let server = 'the cluster of KUBECONFIG or the service account';
+  return connection('the cluster of KUBECONFIG or the service account', (kubeConfig) => kubeConfig.loadFromDefault());
+}
+
+/** The cluster a kubeconfig's text names (its current context), loaded from the text itself: no file, no KUBECONFIG. */
+export function clusterFromKubeconfig(text: string): ClusterConnection {
+  return connection("the kubeconfig's cluster", (kubeConfig) => kubeConfig.loadFromString(text));
+}
+
+function connection(unconnected: string, load: (kubeConfig: KubeConfig) => void): ClusterConnection {
+  let server = unconnected;
   let connected: Promise<{ source: ClusterSource; port: ClusterPort }> | undefined;
   const connect = () =>
     (connected ??= (async () => {
@@ -46,7 +57,7 @@ export function clusterFromEnvironment(): ClusterConnection {
         import('./kube-cluster-port.js'),
       ]);
       const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromDefault();
+      load(kubeConfig);
       const source = kubeClusterSource(kubeConfig);
       server = source.server;
       return { source, port: kubeClusterPort(kubeConfig) };

@@ -1,11 +1,8 @@
 // The `kubeconfig` input: what is masked (the whole value, the credentials in it, a proxy's user
-// info; every line of a value that does not parse), and the private file KUBECONFIG names.
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+// info; every line of a value that does not parse).
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { kubeconfigSecrets, writeKubeconfig } from '../../src/action/kubeconfig.js';
+import { kubeconfigSecrets } from '../../src/action/kubeconfig.js';
 
 const CONFIG = stringify({
   apiVersion: 'v1',
@@ -35,23 +32,5 @@ describe('kubeconfigSecrets', () => {
   it('masks every line of a value that does not parse (a parser quotes the lines around its fault)', () => {
     const broken = 'apiVersion: v1\nusers:\n  - name: a\n    user: {token: "unterminated-secret\n';
     expect(kubeconfigSecrets(broken)).toEqual([broken, 'apiVersion: v1', 'users:', '- name: a', 'user: {token: "unterminated-secret']);
-  });
-});
-
-describe('writeKubeconfig', () => {
-  let dir: string | undefined;
-  afterEach(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
-
-  it('writes a file only its user can read, in a folder of its own, and removes both', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kerf-kubeconfig-test-'));
-    const file = await writeKubeconfig(CONFIG.trimEnd(), dir);
-    expect(await readFile(file.path, 'utf8')).toBe(CONFIG);
-    expect((await stat(file.path)).mode & 0o777).toBe(0o600);
-    expect((await stat(dirname(file.path))).mode & 0o777).toBe(0o700);
-    await file.remove();
-    await expect(stat(dirname(file.path))).rejects.toThrow(/ENOENT/);
   });
 });

@@ -57,7 +57,7 @@ export async function run(): Promise<void> {
     const inputs = readInputs(new Date(), process.cwd());
     const { doctor: runDoctor } = inputs;
     const log = coreLogger(secrets);
-    const annotate = annotator(inputs.options.repo, secrets);
+    const annotate = annotator(inputs.options.repo, inputs.options.cwd, secrets);
     // The cluster of `recommendations: cluster` or `vpa` is the input's kubeconfig, else KUBECONFIG or in-cluster, as for the CLI.
     const { recommendations } = inputs.options;
     const fromInput = kubeconfig && (wantsCluster(recommendations) || wantsVpa(recommendations)) ? clusterFromKubeconfig(kubeconfig) : undefined;

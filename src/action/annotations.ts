@@ -74,13 +74,14 @@ export function reconcileErrorAnnotations(errors: readonly ReconcileError[]): An
 
 /**
  * Emits annotations once each: doctor reports an invalid window that the plan reports again,
- * and one problem should not show twice on the same line.
+ * and one problem should not show twice on the same line. Files are named from `workspace`, where
+ * GitHub looks them up.
  */
-export function annotator(repo: string, secrets: readonly string[]): (annotations: readonly Annotation[]) => void {
+export function annotator(repo: string, workspace: string, secrets: readonly string[]): (annotations: readonly Annotation[]) => void {
   const seen = new Set<string>();
   return (annotations) => {
     for (const annotation of annotations) {
-      const file = annotation.file === undefined ? undefined : relative(process.cwd(), resolve(repo, annotation.file)).split(sep).join('/');
+      const file = annotation.file === undefined ? undefined : relative(workspace, resolve(repo, annotation.file)).split(sep).join('/');
       const key = JSON.stringify([file, annotation.line, annotation.message]);
       if (seen.has(key)) continue;
       seen.add(key);

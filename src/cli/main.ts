@@ -192,7 +192,7 @@ async function helperCommand(args: string[]): Promise<number> {
       ...(healthPort !== undefined && { healthPort }),
       ...(bindAddress !== undefined && { host: bindAddress }),
       kubeConfig,
-      logger: jsonLineLogger(process.stdout),
+      logger: jsonLineLogger(process.stdout, { now: () => new Date() }),
     });
     await new Promise<void>((resolveStop) => {
       process.once('SIGTERM', resolveStop);

@@ -120,7 +120,7 @@ export class Controller {
       this.again = true;
       return;
     }
-    const rest = this.restUntil - Date.now();
+    const rest = this.restUntil - this.options.now().getTime();
     if (rest > 0) {
       this.held ??= setTimeout(() => {
         this.held = undefined;
@@ -128,12 +128,12 @@ export class Controller {
       }, rest);
       return;
     }
-    const startedAt = Date.now();
+    const startedAt = this.options.now().getTime();
     this.passing = this.pass()
       .catch((error: unknown) => this.options.logger.error('pass failed', { error: (error as Error).message }))
       .finally(() => {
         this.passing = undefined;
-        const endedAt = Date.now();
+        const endedAt = this.options.now().getTime();
         this.restUntil = endedAt + (endedAt - startedAt);
         if (this.again) {
           this.again = false;

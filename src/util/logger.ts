@@ -11,9 +11,10 @@ export interface Logger {
 type Level = keyof Logger;
 const LEVELS: readonly Level[] = ['debug', 'info', 'warn', 'error'];
 
-export function jsonLineLogger(stream: Writable, options: { level?: Level; now?: () => Date } = {}): Logger {
+/** JSON lines on `stream`, each stamped with `now()` (the caller's clock). */
+export function jsonLineLogger(stream: Writable, options: { level?: Level; now: () => Date }): Logger {
   const threshold = LEVELS.indexOf(options.level ?? 'info');
-  const now = options.now ?? (() => new Date());
+  const { now } = options;
   const write = (level: Level) => (message: string, meta: Record<string, unknown> = {}) => {
     if (LEVELS.indexOf(level) < threshold) return;
     stream.write(`${JSON.stringify({ time: now().toISOString(), level, msg: message, ...meta })}\n`);

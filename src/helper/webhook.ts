@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
-import type { ContainerRecommendation } from '../model/types.js';
+import { RESOURCE_NAMES, type ContainerRecommendation } from '../model/types.js';
 import { parseQuantity } from '../rules/quantity.js';
 import type { Pod, PodContainer, ResourceList } from '../cluster/objects.js';
 import { isObject } from '../util/json.js';
@@ -35,7 +35,6 @@ export interface AdmissionReview {
   request?: AdmissionRequest;
 }
 
-const RESOURCES = ['cpu', 'memory'] as const;
 
 function same(a: string | undefined, b: string): boolean {
   return a !== undefined && parseQuantity(a).equals(parseQuantity(b));
@@ -51,7 +50,7 @@ function containerPatch(base: string, container: PodContainer, wanted: Container
     const current: ResourceList | undefined = resources?.[group];
     const groupOps: JsonPatchOperation[] = [];
     let created = current !== undefined;
-    for (const resource of RESOURCES) {
+    for (const resource of RESOURCE_NAMES) {
       const to = wanted[group][resource];
       if (to === undefined) continue;
       const from = current?.[resource];
@@ -78,7 +77,7 @@ function containerPatch(base: string, container: PodContainer, wanted: Container
 
 /** A request above its limit would make the API server refuse the pod: better no patch at all. */
 function requestsWithinLimits(result: { requests: ResourceList; limits: ResourceList }): boolean {
-  return RESOURCES.every((resource) => {
+  return RESOURCE_NAMES.every((resource) => {
     const request = result.requests[resource];
     const limit = result.limits[resource];
     return request === undefined || limit === undefined || parseQuantity(request).compare(parseQuantity(limit)) <= 0;

@@ -3,17 +3,16 @@
 // is a number (CPU in cores, memory in bytes), `"?"` when it lacks data, or null, which krr means as
 // "unset" (its simple strategy recommends no CPU limit): a limit of null removes it. Pure.
 import type { ContainerRecommendation, ObjectRef, RecommendationSource } from '../model/types.js';
-import { WORKLOAD_KINDS } from '../model/types.js';
+import { RESOURCE_NAMES, WORKLOAD_KINDS } from '../model/types.js';
 import { DATE_TIME } from '../model/validate.js';
 import { workloadKey } from '../util/workload-key.js';
-import { assemble, quantityOf, RESOURCES, roundUp, skipOf, type CurrentValues, type Imported, type ImportOptions, type Skip } from './resources.js';
+import { assemble, quantityOf, roundUp, skipOf, type CurrentValues, type Imported, type ImportOptions, type Skip } from './resources.js';
+import { objectOrEmpty, type Json } from '../util/json.js';
 
-type Json = Record<string, unknown>;
-const object = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
 
 /** Whether parsed JSON looks like krr's result (`scans` and `strategy`). */
 export function isKrrResult(value: unknown): boolean {
-  const result = object(value);
+  const result = objectOrEmpty(value);
   return Array.isArray(result.scans) && typeof result.strategy === 'object';
 }
 
@@ -22,11 +21,11 @@ export function isKrrResult(value: unknown): boolean {
  * metrics were read (the latest query end; krr prints no zone on some versions, and then none is given).
  */
 function provenance(result: Json, scans: readonly Json[]): RecommendationSource {
-  const settings = object(object(result.strategy).settings);
+  const settings = objectOrEmpty(objectOrEmpty(result.strategy).settings);
   const percentile = settings.cpu_percentile;
   const history = settings.history_duration;
   const ends = scans
-    .flatMap((scan) => Object.values(object(scan.metrics)).map((metric) => object(metric).end_time))
+    .flatMap((scan) => Object.values(objectOrEmpty(scan.metrics)).map((metric) => objectOrEmpty(metric).end_time))
     .filter((end): end is string => typeof end === 'string' && DATE_TIME.test(end))
     .sort();
   const generatedAt = ends.at(-1);
@@ -39,14 +38,14 @@ function provenance(result: Json, scans: readonly Json[]): RecommendationSource 
 }
 
 function proposal(scan: Json, options: ImportOptions, target: ObjectRef): ContainerRecommendation | Skip {
-  const name = String(object(scan.object).container ?? '');
-  const recommended = object(scan.recommended);
+  const name = String(objectOrEmpty(scan.object).container ?? '');
+  const recommended = objectOrEmpty(scan.recommended);
   const result: ContainerRecommendation = { name, requests: {}, limits: {} };
   for (const field of ['requests', 'limits'] as const) {
-    const values = object(recommended[field]);
-    for (const resource of RESOURCES) {
+    const values = objectOrEmpty(recommended[field]);
+    for (const resource of RESOURCE_NAMES) {
       if (!(resource in values)) continue;
-      const value = object(values[resource]).value;
+      const value = objectOrEmpty(values[resource]).value;
       if (value === '?' || value === undefined) continue;
       // A request krr leaves unset is no recommendation; a limit it leaves unset is one: remove it.
       if (value === null) {
@@ -64,11 +63,11 @@ function proposal(scan: Json, options: ImportOptions, target: ObjectRef): Contai
 
 /** krr's result, one Imported per workload in a stable order (namespace, kind, name). */
 export function fromKrr(result: unknown, currentValues: CurrentValues, options: ImportOptions): Imported[] {
-  const json = object(result);
-  const scans = Array.isArray(json.scans) ? json.scans.map(object) : [];
+  const json = objectOrEmpty(result);
+  const scans = Array.isArray(json.scans) ? json.scans.map(objectOrEmpty) : [];
   const byWorkload = new Map<string, { target: ObjectRef; scans: Json[] }>();
   for (const scan of scans) {
-    const workload = object(scan.object);
+    const workload = objectOrEmpty(scan.object);
     const target = { namespace: String(workload.namespace ?? 'default'), kind: String(workload.kind ?? ''), name: String(workload.name ?? '') };
     const key = workloadKey(target);
     const entry = byWorkload.get(key) ?? { target, scans: [] };

@@ -1,11 +1,10 @@
 // What every recommender's import shares: the options, the rounding, the tolerance that keeps
 // noise out of pull requests, and the reasons a workload or container is skipped. Pure.
-import type { ContainerRecommendation, ObjectRef, RecommendationSource, ResourceName, RightsizingRecommendation } from '../model/types.js';
+import { RESOURCE_NAMES, type ContainerRecommendation, type ObjectRef, type RecommendationSource, type ResourceName, type RightsizingRecommendation } from '../model/types.js';
 import { Quantity, QuantityError } from '../rules/quantity.js';
 import { type RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../util/workload-key.js';
 
-export const RESOURCES: readonly ResourceName[] = ['cpu', 'memory'];
 
 /** Why something a recommender said was not turned into a recommendation. */
 export type SkipReason =
@@ -113,7 +112,7 @@ export function withinTolerance(current: Quantity, next: Quantity, percent: numb
 export function withoutNoise(container: ContainerRecommendation, current: CurrentContainer, percent: number): ContainerRecommendation {
   const keep = (proposed: ContainerRecommendation['requests'], now: Record<string, string>): ContainerRecommendation['requests'] => {
     const kept: ContainerRecommendation['requests'] = {};
-    for (const resource of RESOURCES) {
+    for (const resource of RESOURCE_NAMES) {
       const value = proposed[resource];
       if (value === undefined) continue;
       const existing = quantityOf(now[resource]);

@@ -3,12 +3,11 @@
 // as VPA's admission controller would set them (GetProportionalLimit: the limit keeps its ratio
 // to the request under RequestsAndLimits; RequestsOnly leaves it alone). Pure.
 import type { ContainerRecommendation, ObjectRef, ResourceName } from '../model/types.js';
-import { WORKLOAD_KINDS } from '../model/types.js';
+import { RESOURCE_NAMES, WORKLOAD_KINDS } from '../model/types.js';
 import { Quantity } from '../rules/quantity.js';
 import {
   assemble,
   quantityOf,
-  RESOURCES,
   roundUp,
   skipOf,
   type CurrentContainer,
@@ -17,6 +16,7 @@ import {
   type ImportOptions,
   type Skip,
 } from './resources.js';
+import { objectOrEmpty, type Json } from '../util/json.js';
 
 
 export type VpaBound = 'target' | 'lowerBound' | 'upperBound' | 'uncappedTarget';
@@ -26,19 +26,17 @@ export interface VpaImportOptions extends ImportOptions {
   bound: VpaBound;
 }
 
-type Json = Record<string, unknown>;
-const object = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const list = (value: unknown): Json[] => (Array.isArray(value) ? value.map(object) : []);
+const list = (value: unknown): Json[] => (Array.isArray(value) ? value.map(objectOrEmpty) : []);
 
 /** The container policy VPA applies: the container's own, else the `*` default. */
 function containerPolicy(vpa: Json, container: string): Json {
-  const policies = list(object(object(vpa.spec).resourcePolicy).containerPolicies);
+  const policies = list(objectOrEmpty(objectOrEmpty(vpa.spec).resourcePolicy).containerPolicies);
   return policies.find((policy) => policy.containerName === container) ?? policies.find((policy) => policy.containerName === '*') ?? {};
 }
 
 /** When the recommendation was made: the RecommendationProvided condition's last transition (never the clock). */
 function generatedAt(vpa: Json): string | undefined {
-  const provided = list(object(vpa.status).conditions).find((condition) => condition.type === 'RecommendationProvided' && condition.status === 'True');
+  const provided = list(objectOrEmpty(vpa.status).conditions).find((condition) => condition.type === 'RecommendationProvided' && condition.status === 'True');
   return typeof provided?.lastTransitionTime === 'string' ? provided.lastTransitionTime : undefined;
 }
 
@@ -65,13 +63,13 @@ function containerProposal(
   target: ObjectRef,
 ): ContainerRecommendation | Skip {
   if (policy.mode === 'Off') return skipOf(target, 'ContainerOff', `container ${name} has mode Off in the VPA's resourcePolicy`, name);
-  const bound = object(recommendation[options.bound]);
-  const controlled = Array.isArray(policy.controlledResources) ? policy.controlledResources : RESOURCES;
+  const bound = objectOrEmpty(recommendation[options.bound]);
+  const controlled = Array.isArray(policy.controlledResources) ? policy.controlledResources : RESOURCE_NAMES;
   const scalesLimits = policy.controlledValues !== 'RequestsOnly';
-  const min = object(policy.minAllowed);
-  const max = object(policy.maxAllowed);
+  const min = objectOrEmpty(policy.minAllowed);
+  const max = objectOrEmpty(policy.maxAllowed);
   const proposal: ContainerRecommendation = { name, requests: {}, limits: {} };
-  for (const resource of RESOURCES) {
+  for (const resource of RESOURCE_NAMES) {
     if (!controlled.includes(resource) || bound[resource] === undefined) continue;
     const value = quantityOf(bound[resource]);
     if (!value) return skipOf(target, 'InvalidRecommendation', `container ${name}: ${options.bound}.${resource} ${JSON.stringify(bound[resource])} is not a quantity`, name);
@@ -91,9 +89,9 @@ function containerProposal(
 
 /** The workload a VPA targets, its namespace being the VPA's. */
 export function vpaTarget(vpa: Json): ObjectRef & { apiVersion?: string } {
-  const ref = object(object(vpa.spec).targetRef);
+  const ref = objectOrEmpty(objectOrEmpty(vpa.spec).targetRef);
   return {
-    namespace: typeof object(vpa.metadata).namespace === 'string' ? (object(vpa.metadata).namespace as string) : 'default',
+    namespace: typeof objectOrEmpty(vpa.metadata).namespace === 'string' ? (objectOrEmpty(vpa.metadata).namespace as string) : 'default',
     kind: String(ref.kind ?? ''),
     name: String(ref.name ?? ''),
     ...(typeof ref.apiVersion === 'string' && { apiVersion: ref.apiVersion }),
@@ -104,15 +102,15 @@ export function vpaTarget(vpa: Json): ObjectRef & { apiVersion?: string } {
 export function fromVpa(served: object, currentValues: CurrentValues, options: VpaImportOptions): Imported {
   const vpa = served as Json;
   const target = vpaTarget(vpa);
-  const vpaName = `VerticalPodAutoscaler ${target.namespace}/${String(object(vpa.metadata).name ?? '?')}`;
+  const vpaName = `VerticalPodAutoscaler ${target.namespace}/${String(objectOrEmpty(vpa.metadata).name ?? '?')}`;
   const skip = (reason: Skip['reason'], message: string): Imported => ({ skips: [skipOf(target, reason, message)] });
   // No updateMode means VPA's default, which updates pods (Auto, Recreate in newer releases).
   if (!(WORKLOAD_KINDS as readonly string[]).includes(target.kind)) return skip('UnsupportedKind', `${vpaName} targets a ${target.kind || 'missing kind'}; kerf rightsizes Deployments, StatefulSets and DaemonSets`);
   const current = currentValues(target);
   if (!current) return skip('NotInRepo', `the repo's manifests do not define it (${vpaName})`);
-  const mode = object(object(vpa.spec).updatePolicy).updateMode;
+  const mode = objectOrEmpty(objectOrEmpty(vpa.spec).updatePolicy).updateMode;
   if (mode !== 'Off') return skip('UpdatingMode', `${vpaName} has updateMode ${typeof mode === 'string' ? mode : 'unset (VPA updates pods)'}: VPA applies its recommendations itself; kerf takes only VPAs in updateMode Off`);
-  const recommendations = list(object(object(vpa.status).recommendation).containerRecommendations);
+  const recommendations = list(objectOrEmpty(objectOrEmpty(vpa.status).recommendation).containerRecommendations);
   if (recommendations.length === 0) return skip('NoRecommendation', `${vpaName} has no recommendation yet`);
   const skips: Skip[] = [];
   const proposals: ContainerRecommendation[] = [];
@@ -124,14 +122,14 @@ export function fromVpa(served: object, currentValues: CurrentValues, options: V
   }
   const at = generatedAt(vpa);
   // Goldilocks labels the VPAs it creates (in Off mode, one per workload of a labelled namespace).
-  const recommender = object(object(vpa.metadata).labels).source === 'goldilocks' ? 'goldilocks' : 'vpa';
+  const recommender = objectOrEmpty(objectOrEmpty(vpa.metadata).labels).source === 'goldilocks' ? 'goldilocks' : 'vpa';
   return assemble(target, proposals, current, { recommender, bound: options.bound, ...(at && { generatedAt: at }) }, options, skips);
 }
 
 /** The VPAs among parsed documents: single objects and the items of a List (`kubectl get vpa -A -o yaml`). */
 export function vpasIn(documents: readonly unknown[]): Json[] {
   return documents.flatMap((document) => {
-    const doc = object(document);
+    const doc = objectOrEmpty(document);
     if (Array.isArray(doc.items)) return vpasIn(doc.items);
     return doc.kind === 'VerticalPodAutoscaler' && String(doc.apiVersion).startsWith('autoscaling.k8s.io/') ? [doc] : [];
   });

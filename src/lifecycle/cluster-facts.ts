@@ -3,15 +3,13 @@ import type { HorizontalPodAutoscaler, KerfConfig, PlanError, PodDisruptionBudge
 import { validatePolicy, validateRecommendation } from '../model/validate.js';
 import type { NodeFacts } from '../rules/decide.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
-import { isObject } from '../util/json.js';
+import { isObject, intOrString } from '../util/json.js';
 import type { ClusterSnapshot } from '../cluster/kube-watch.js';
 import { isTerminating, nodeFacts } from './pod-state.js';
 import type { RecommendationView } from './pod-owners.js';
 import { podWorkload, replicaSetOwnersOf } from './pod-owners.js';
 import { workloadKey } from '../util/workload-key.js';
 
-const intOrString = (value: unknown): number | string | undefined =>
-  typeof value === 'number' || typeof value === 'string' ? value : undefined;
 
 function ref(object: KubeObject, kind: string) {
   return { namespace: object.metadata.namespace ?? 'default', kind, name: object.metadata.name };

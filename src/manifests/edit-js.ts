@@ -2,6 +2,7 @@
 // document must read like. Used to refuse a request above its limit before editing, and to
 // confirm the edited text afterwards.
 import type { ResourceField, ResourceName } from '../model/types.js';
+import { isObject, type Json } from '../util/json.js';
 
 export type ResourceGroup = 'requests' | 'limits';
 
@@ -9,12 +10,6 @@ export interface FieldChange {
   container: string;
   field: ResourceField;
   to: string | null;
-}
-
-type JsonMap = Record<string, unknown>;
-
-function isJsonMap(value: unknown): value is JsonMap {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function splitField(field: ResourceField): [ResourceGroup, ResourceName] {
@@ -27,43 +22,43 @@ export function splitField(field: ResourceField): [ResourceGroup, ResourceName] 
  */
 export function cloneTree<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item: unknown) => cloneTree(item)) as T;
-  if (isJsonMap(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cloneTree(item)])) as T;
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cloneTree(item)])) as T;
   return value;
 }
 
 /** The pod template's container (or init container) named `name`, as the editor finds it. */
-export function findContainerJs(document: unknown, name: string): JsonMap | undefined {
-  const spec = [document, 'spec', 'template', 'spec'].reduce((node, key) => (isJsonMap(node) ? node[key as string] : undefined));
-  if (!isJsonMap(spec)) return undefined;
+export function findContainerJs(document: unknown, name: string): Json | undefined {
+  const spec = [document, 'spec', 'template', 'spec'].reduce((node, key) => (isObject(node) ? node[key as string] : undefined));
+  if (!isObject(spec)) return undefined;
   for (const list of [spec['containers'], spec['initContainers']]) {
-    const found = Array.isArray(list) ? list.find((item) => isJsonMap(item) && item['name'] === name) : undefined;
-    if (isJsonMap(found)) return found;
+    const found = Array.isArray(list) ? list.find((item) => isObject(item) && item['name'] === name) : undefined;
+    if (isObject(found)) return found;
   }
   return undefined;
 }
 
 /** The field's value as text (`2` and `"2"` read alike), or undefined when absent. */
-export function readField(container: JsonMap, field: ResourceField): string | undefined {
+export function readField(container: Json, field: ResourceField): string | undefined {
   const [group, name] = splitField(field);
   const resources = container['resources'];
-  const values = isJsonMap(resources) ? resources[group] : undefined;
-  const value = isJsonMap(values) ? values[name] : undefined;
+  const values = isObject(resources) ? resources[group] : undefined;
+  const value = isObject(values) ? values[name] : undefined;
   return value === undefined || value === null ? undefined : String(value);
 }
 
 /** Applies changes in order (a later one for the same field wins), dropping mappings left empty. */
-export function applyChangesJs(container: JsonMap, changes: readonly FieldChange[]): void {
+export function applyChangesJs(container: Json, changes: readonly FieldChange[]): void {
   for (const { field, to } of changes) {
     const [group, name] = splitField(field);
     if (to === null) {
-      const values = isJsonMap(container['resources']) ? container['resources'][group] : undefined;
-      if (isJsonMap(values)) delete values[name];
+      const values = isObject(container['resources']) ? container['resources'][group] : undefined;
+      if (isObject(values)) delete values[name];
       continue;
     }
-    if (!isJsonMap(container['resources'])) container['resources'] = {};
-    const resources = container['resources'] as JsonMap;
-    if (!isJsonMap(resources[group])) resources[group] = {};
-    (resources[group] as JsonMap)[name] = to;
+    if (!isObject(container['resources'])) container['resources'] = {};
+    const resources = container['resources'] as Json;
+    if (!isObject(resources[group])) resources[group] = {};
+    (resources[group] as Json)[name] = to;
   }
   pruneEmpty(container);
 }
@@ -72,12 +67,12 @@ export function applyChangesJs(container: JsonMap, changes: readonly FieldChange
  * Drops empty `requests`/`limits` and an empty or null `resources`. The editor removes what it
  * empties; applied to both sides of a comparison it makes `resources: {}` and no key alike.
  */
-export function pruneEmpty(container: JsonMap): void {
+export function pruneEmpty(container: Json): void {
   const resources = container['resources'];
-  if (isJsonMap(resources)) {
+  if (isObject(resources)) {
     for (const group of ['requests', 'limits'] as const) {
       const values = resources[group];
-      if (isJsonMap(values) && Object.keys(values).length === 0) delete resources[group];
+      if (isObject(values) && Object.keys(values).length === 0) delete resources[group];
     }
     if (Object.keys(resources).length === 0) delete container['resources'];
   } else if (resources === null) {
@@ -86,11 +81,11 @@ export function pruneEmpty(container: JsonMap): void {
 }
 
 /** Writes each changed field back as text, so `cpu: 2` compares equal to the string `'2'`. */
-export function stringifyFields(container: JsonMap, fields: readonly ResourceField[]): void {
+export function stringifyFields(container: Json, fields: readonly ResourceField[]): void {
   for (const field of fields) {
     const [group, name] = splitField(field);
     const resources = container['resources'];
-    const values = isJsonMap(resources) ? resources[group] : undefined;
-    if (isJsonMap(values) && values[name] !== undefined && values[name] !== null) values[name] = String(values[name]);
+    const values = isObject(resources) ? resources[group] : undefined;
+    if (isObject(values) && values[name] !== undefined && values[name] !== null) values[name] = String(values[name]);
   }
 }

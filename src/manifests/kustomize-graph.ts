@@ -8,6 +8,7 @@ import {
   type PatchEntry,
   type PatchSelector,
 } from './kustomize-kustomization.js';
+import { isObject } from '../util/json.js';
 
 export interface ObjectId {
   apiVersion: string;
@@ -116,12 +117,8 @@ interface Accumulator {
   probes: Probe[];
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function stringMap(value: unknown): Record<string, string> {
-  if (!isRecord(value)) return {};
+  if (!isObject(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
@@ -132,17 +129,17 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
 
 /** `spec.template.spec` of a workload-shaped object. */
 export function podSpecOf(doc: unknown): Record<string, unknown> | undefined {
-  const template = isRecord(doc) && isRecord(doc['spec']) ? doc['spec']['template'] : undefined;
-  return isRecord(template) && isRecord(template['spec']) ? template['spec'] : undefined;
+  const template = isObject(doc) && isObject(doc['spec']) ? doc['spec']['template'] : undefined;
+  return isObject(template) && isObject(template['spec']) ? template['spec'] : undefined;
 }
 
 function containerNames(podSpec: Record<string, unknown> | undefined, field: 'containers' | 'initContainers'): string[] {
   const list = podSpec?.[field];
-  return Array.isArray(list) ? list.flatMap((c) => (isRecord(c) && typeof c['name'] === 'string' ? [c['name']] : [])) : [];
+  return Array.isArray(list) ? list.flatMap((c) => (isObject(c) && typeof c['name'] === 'string' ? [c['name']] : [])) : [];
 }
 
 function objectFromDocument(file: string, document: number, doc: Record<string, unknown>): RenderedObject | undefined {
-  const metadata = isRecord(doc['metadata']) ? doc['metadata'] : {};
+  const metadata = isObject(doc['metadata']) ? doc['metadata'] : {};
   if (typeof doc['kind'] !== 'string' || typeof metadata['name'] !== 'string') return undefined;
   const podSpec = podSpecOf(doc);
   return {
@@ -212,7 +209,7 @@ function selectorMatches(selector: PatchSelector, object: RenderedObject): boole
 }
 
 function patchIdOf(doc: Record<string, unknown>): ObjectId | undefined {
-  const metadata = isRecord(doc['metadata']) ? doc['metadata'] : {};
+  const metadata = isObject(doc['metadata']) ? doc['metadata'] : {};
   if (typeof doc['kind'] !== 'string' || typeof metadata['name'] !== 'string') return undefined;
   return {
     apiVersion: typeof doc['apiVersion'] === 'string' ? doc['apiVersion'] : '',
@@ -311,7 +308,7 @@ class GraphBuilder {
   private addFile(file: string, acc: Accumulator): void {
     acc.probes.push({ file, namespace: undefined, namePrefix: '', nameSuffix: '' });
     this.files.get(file)?.documents.forEach((doc, index) => {
-      const object = isRecord(doc) ? objectFromDocument(file, index, doc) : undefined;
+      const object = isObject(doc) ? objectFromDocument(file, index, doc) : undefined;
       if (object !== undefined) acc.objects.push(object);
     });
   }

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KustomizeWarning } from './kustomize-error.js';
 import { WORKLOAD_KINDS } from '../model/types.js';
+import { isObject } from '../util/json.js';
 
 /** One YAML file of the repo as the scanner read it: `toJS()` of each document (the repo scan keeps no text). */
 export interface ParsedYamlFile {
@@ -101,10 +102,6 @@ export function kustomizationFileIn(dir: string, files: ParsedFiles): string | u
   return KUSTOMIZATION_FILE_NAMES.map((name) => posix.join(dir, name)).find((path) => files.has(path));
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
@@ -115,7 +112,7 @@ function optionalString(value: unknown): string | undefined {
 
 /** Parse one kustomization file; undefined when the file is not a kustomize Kustomization/Component. */
 export function parseKustomization(file: string, files: ParsedFiles, warnings: KustomizeWarning[]): Kustomization | undefined {
-  const doc = files.get(file)?.documents.find(isRecord);
+  const doc = files.get(file)?.documents.find(isObject);
   if (doc === undefined) return undefined;
   const apiVersion = doc['apiVersion'];
   const kind = doc['kind'];
@@ -212,7 +209,7 @@ function resolveComponent(entry: string, ctx: EntryContext): string[] {
 }
 
 function generatedObject(entry: unknown, kind: GeneratedObject['kind']): GeneratedObject[] {
-  if (!isRecord(entry) || typeof entry['name'] !== 'string') return [];
+  if (!isObject(entry) || typeof entry['name'] !== 'string') return [];
   const behavior = entry['behavior'] === 'merge' || entry['behavior'] === 'replace' ? entry['behavior'] : 'create';
   const namespace = optionalString(entry['namespace']);
   return [{ kind, name: entry['name'], behavior, ...(namespace === undefined ? {} : { namespace }) }];
@@ -222,7 +219,7 @@ const WORKLOAD_KIND_NAMES = new Set<string>(WORKLOAD_KINDS);
 
 /** A kind that names no workload kind (no kind means every kind). */
 function notAWorkload(selector: unknown): boolean {
-  return isRecord(selector) && typeof selector['kind'] === 'string' && !WORKLOAD_KIND_NAMES.has(selector['kind']);
+  return isObject(selector) && typeof selector['kind'] === 'string' && !WORKLOAD_KIND_NAMES.has(selector['kind']);
 }
 
 /**
@@ -238,7 +235,7 @@ function sparesWorkloads(config: Record<string, unknown>): boolean {
 
 function checkTransformer(entry: string, ctx: EntryContext): void {
   const path = localPath(entry, 'transformers', ctx);
-  const configs = path === undefined ? [] : (ctx.files.get(path)?.documents.filter(isRecord) ?? []);
+  const configs = path === undefined ? [] : (ctx.files.get(path)?.documents.filter(isObject) ?? []);
   for (const config of configs) {
     if (typeof config['kind'] === 'string' && RENAMING_TRANSFORMERS.has(config['kind']) && !sparesWorkloads(config)) {
       ctx.warnings.push({ code: 'unsupported-transformer', file: ctx.file, message: `${ctx.file}: transformer ${entry} (${config['kind']}) is not modelled; names, namespaces or resources may differ` });
@@ -251,10 +248,10 @@ const MODELLED_FIELD = /^metadata\.(name|namespace)$|(^|\.)resources(\.|$)|(^|\.
 
 /** `replacements` that write names, namespaces or resources are not modelled: reported by name. */
 function checkReplacement(entry: unknown, index: number, ctx: EntryContext): void {
-  const fromFile = isRecord(entry) && typeof entry['path'] === 'string' ? localPath(entry['path'], 'replacements', ctx) : undefined;
+  const fromFile = isObject(entry) && typeof entry['path'] === 'string' ? localPath(entry['path'], 'replacements', ctx) : undefined;
   const replacements = fromFile === undefined ? [entry] : (ctx.files.get(fromFile)?.documents ?? []).flatMap((doc) => (Array.isArray(doc) ? doc : [doc]));
   const touched = replacements.flatMap((replacement) =>
-    (isRecord(replacement) ? listOf(replacement['targets']) : []).flatMap((target) => (isRecord(target) ? stringList(target['fieldPaths']) : [])),
+    (isObject(replacement) ? listOf(replacement['targets']) : []).flatMap((target) => (isObject(target) ? stringList(target['fieldPaths']) : [])),
   ).filter((path) => MODELLED_FIELD.test(path));
   if (touched.length > 0) {
     ctx.warnings.push({ code: 'unsupported-transformer', file: ctx.file, message: `${ctx.file}: replacements[${index}] writes ${touched.join(', ')}, which kerf does not model; names, namespaces or resources may differ` });
@@ -276,11 +273,11 @@ function contentOf(documents: unknown[], forceJson: boolean): PatchContent {
   const first = documents.find((doc) => doc !== null && doc !== undefined);
   if (forceJson || Array.isArray(first)) {
     const operations = (Array.isArray(first) ? first : []).filter(
-      (op): op is Json6902Operation => isRecord(op) && typeof op['op'] === 'string' && typeof op['path'] === 'string',
+      (op): op is Json6902Operation => isObject(op) && typeof op['op'] === 'string' && typeof op['path'] === 'string',
     );
     return { type: 'json6902', operations };
   }
-  return { type: 'strategic-merge', documents: documents.filter(isRecord) };
+  return { type: 'strategic-merge', documents: documents.filter(isObject) };
 }
 
 function patchFromFile(entry: string, field: PatchField, ctx: EntryContext): { file?: string; content: PatchContent } | undefined {
@@ -308,13 +305,13 @@ function legacyStrategicMerge(entry: unknown, index: number, ctx: EntryContext):
 }
 
 function selectorOf(value: unknown): PatchSelector | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isObject(value)) return undefined;
   const keys = ['group', 'version', 'kind', 'name', 'namespace', 'labelSelector', 'annotationSelector'] as const;
   return Object.fromEntries(keys.flatMap((key) => (typeof value[key] === 'string' ? [[key, value[key]]] : []))) as PatchSelector;
 }
 
 function patchEntry(entry: unknown, field: 'patches' | 'patchesJson6902', index: number, ctx: EntryContext): PatchEntry[] {
-  if (!isRecord(entry)) return [];
+  if (!isObject(entry)) return [];
   const target = selectorOf(entry['target']);
   const base = { kustomization: ctx.file, field, index, ...(target === undefined ? {} : { target }) };
   if (typeof entry['path'] === 'string') {

@@ -2,9 +2,10 @@ import { posix } from 'node:path';
 import { isMap, isScalar, isSeq, parseAllDocuments, parseDocument, stringify, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { ContainerRecommendation, ResourceName } from '../model/types.js';
 import { editResources, type ResourceEdit } from './edit-resources.js';
-import { applySplices, columnOf, insertLinesAfter } from './edit-text.js';
+import { applySplices, columnOf, insertLinesAfter, lineStart } from './edit-text.js';
 import { contentEnd, PARSE_OPTIONS, rangeOf } from './edit-yaml.js';
 import { KustomizeError } from './kustomize-error.js';
+import { isObject } from '../util/json.js';
 
 /** kerf's own strategic-merge patch in an overlay: CPU/memory of workloads whose manifests other roots share. */
 export const KERF_PATCH_FILE = 'kerf-resources.yaml';
@@ -30,10 +31,6 @@ const HEADER = '# Written by kerf-gitops: CPU and memory of workloads whose mani
 
 type Resources = { requests?: Partial<Record<ResourceName, string | null>>; limits?: Partial<Record<ResourceName, string | null>> };
 type PatchContainer = { name: string; resources?: Resources };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function lineEnding(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
@@ -75,8 +72,8 @@ function patchDocument(target: OverlayPatchTarget, containers: PatchContainer[],
 }
 
 function isTarget(doc: unknown, target: OverlayPatchTarget): boolean {
-  const metadata = isRecord(doc) && isRecord(doc['metadata']) ? doc['metadata'] : undefined;
-  return isRecord(doc) && doc['kind'] === target.kind && metadata?.['name'] === target.name && (metadata['namespace'] ?? undefined) === target.namespace;
+  const metadata = isObject(doc) && isObject(doc['metadata']) ? doc['metadata'] : undefined;
+  return isObject(doc) && doc['kind'] === target.kind && metadata?.['name'] === target.name && (metadata['namespace'] ?? undefined) === target.namespace;
 }
 
 export interface OverlayPatchOptions {
@@ -196,10 +193,6 @@ function listContainers(text: string, document: number, containers: OverlayPatch
   return edited;
 }
 
-function lineStart(text: string, offset: number): number {
-  return text.lastIndexOf('\n', offset - 1) + 1;
-}
-
 /** Offset just after the line holding `offset - 1`, so an insertion starts a fresh line. */
 function afterLine(text: string, offset: number): number {
   if (offset > 0 && text[offset - 1] === '\n') return offset;
@@ -241,7 +234,7 @@ function sequenceIndent(text: string, map: YAMLMap): string {
 function listsPatch(value: unknown, patchFile: string): boolean {
   if (!Array.isArray(value)) return false;
   return value.some((entry) => {
-    const path = typeof entry === 'string' ? entry : isRecord(entry) ? entry['path'] : undefined;
+    const path = typeof entry === 'string' ? entry : isObject(entry) ? entry['path'] : undefined;
     return typeof path === 'string' && posix.normalize(path) === patchFile;
   });
 }

@@ -3,6 +3,7 @@ import type { ObjectRef, ResourceField } from '../model/types.js';
 import { podSpecOf, type AppliedPatch, type KustomizeGraph, type ObjectId, type RenderedObject } from './kustomize-graph.js';
 import type { PatchEntry, PatchField } from './kustomize-kustomization.js';
 import { KERF_PATCH_FILE, type ContainerOrder, type OverlayPatchTarget } from './kustomize-overlay-patch.js';
+import { isObject } from '../util/json.js';
 
 /** A strategic-merge directive that removed or replaced the value wholesale. */
 export type Directive = 'delete' | 'replace';
@@ -44,10 +45,6 @@ export interface ResolveOptions {
 type Effect = { value: string | null; directive?: Directive };
 type Writer = { source: Exclude<ResourceSource, { kind: 'none' }>; candidate?: { file: string; document: number } };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function scalar(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
@@ -62,9 +59,9 @@ function strategicMergeEffect(doc: unknown, container: string, init: boolean, fi
   const list = podSpecOf(doc)?.[init ? 'initContainers' : 'containers'];
   if (!Array.isArray(list)) return undefined;
   const [group = '', resource = ''] = field.split('.');
-  const replacedList = list.some((item) => isRecord(item) && item['$patch'] === 'replace');
-  const item: unknown = list.find((c) => isRecord(c) && c['name'] === container);
-  if (!isRecord(item)) return replacedList ? { value: null, directive: 'replace' } : undefined;
+  const replacedList = list.some((item) => isObject(item) && item['$patch'] === 'replace');
+  const item: unknown = list.find((c) => isObject(c) && c['name'] === container);
+  if (!isObject(item)) return replacedList ? { value: null, directive: 'replace' } : undefined;
   // Walk container → resources → requests|limits; a directive or a null on the way settles the value.
   let node: Record<string, unknown> = item;
   let replaced = replacedList || directiveOf(item) === 'replace';
@@ -73,7 +70,7 @@ function strategicMergeEffect(doc: unknown, container: string, init: boolean, fi
     const next = node[key];
     if (next === undefined) return replaced ? { value: null, directive: 'replace' } : undefined;
     if (next === null) return { value: null, directive: 'delete' };
-    if (!isRecord(next)) return undefined;
+    if (!isObject(next)) return undefined;
     if (directiveOf(next) === 'delete') return { value: null, directive: 'delete' };
     replaced ||= directiveOf(next) === 'replace';
     node = next;
@@ -103,7 +100,7 @@ function json6902Effect(patch: AppliedPatch, container: string, init: boolean, f
     }
     // An op on a parent path carries the field inside its value.
     let value: unknown = op.value;
-    for (const segment of fieldPath.slice(opPath.length)) value = isRecord(value) ? value[segment] : undefined;
+    for (const segment of fieldPath.slice(opPath.length)) value = isObject(value) ? value[segment] : undefined;
     found = { operation, value: scalar(value) };
   });
   return found;
@@ -167,8 +164,8 @@ function fanOut(graph: KustomizeGraph, file: string, document: number): Rendered
 
 function documentIdentity(graph: KustomizeGraph, file: string, document: number): { kind: string; name: string } {
   const doc = graph.files.get(file)?.documents[document];
-  const metadata = isRecord(doc) && isRecord(doc['metadata']) ? doc['metadata'] : {};
-  return { kind: isRecord(doc) ? String(doc['kind']) : '', name: String(metadata['name']) };
+  const metadata = isObject(doc) && isObject(doc['metadata']) ? doc['metadata'] : {};
+  return { kind: isObject(doc) ? String(doc['kind']) : '', name: String(metadata['name']) };
 }
 
 function overlayTarget(id: ObjectId): OverlayPatchTarget {
@@ -191,7 +188,7 @@ function describe(source: ResourceSource): string {
 function definingDocument(graph: KustomizeGraph, object: RenderedObject, container: string, init: boolean): { file: string; document: number } | undefined {
   const has = (doc: unknown): boolean => {
     const list = podSpecOf(doc)?.[init ? 'initContainers' : 'containers'];
-    return Array.isArray(list) && list.some((c) => isRecord(c) && c['name'] === container);
+    return Array.isArray(list) && list.some((c) => isObject(c) && c['name'] === container);
   };
   if (!object.origin.generated && has(graph.files.get(object.origin.file)?.documents[object.origin.document])) return object.origin;
   const adding = object.patches.find((p) => p.patch.content.type === 'strategic-merge' && has(p.patch.content.documents[p.document]));

@@ -20,7 +20,7 @@ import { decodeUtf8, parseFile, type ScannedFile } from './scanned-file.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 import { isKustomizationPath, KUSTOMIZATION_FILE_NAMES } from './kustomize-kustomization.js';
 import { SCANNED_KINDS, screenDocuments } from './screen.js';
-import { isObject, type Json } from '../util/json.js';
+import { isObject, intOrString, stringMap, type Json } from '../util/json.js';
 import { workloadKey } from '../util/workload-key.js';
 
 export interface RepoIndex {
@@ -140,10 +140,6 @@ function namedByKustomizations(kustomizations: ReadonlyMap<string, string>): Set
   return named;
 }
 
-const stringMap = (value: unknown): Record<string, string> =>
-  isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
-const intOrString = (value: unknown): number | string | undefined =>
-  typeof value === 'number' || typeof value === 'string' ? value : undefined;
 
 function selectorOf(value: unknown): PodDisruptionBudget['selector'] {
   if (!isObject(value)) return {};

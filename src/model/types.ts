@@ -104,6 +104,7 @@ export interface RightsizingPolicy {
 }
 
 export type ResourceName = 'cpu' | 'memory';
+export const RESOURCE_NAMES: readonly ResourceName[] = ['cpu', 'memory'];
 export type ResourceField = 'requests.cpu' | 'requests.memory' | 'limits.cpu' | 'limits.memory';
 export const RESOURCE_FIELDS: readonly ResourceField[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
 

@@ -17,7 +17,7 @@ import type {
   SourceLocation,
   WindowSpec,
 } from './types.js';
-import { MODES, STRATEGIES } from './types.js';
+import { MODES, RESOURCE_NAMES, STRATEGIES } from './types.js';
 import { fieldPath, type ProblemCode, type SchemaIssue, validateConfigShape, validatePolicyShape, validateRecommendationShape } from './schema.js';
 import { parseQuantity, QuantityError, type Quantity } from '../rules/quantity.js';
 import { compiledWindows } from '../rules/window-state.js';
@@ -188,7 +188,6 @@ export function validatePolicy(doc: Json, source: ValidationSource): { policy: R
   return { policy, errors: problems.errors };
 }
 
-const RESOURCES = ['cpu', 'memory'] as const;
 
 /** Quantities mean something: parseable, finite, not negative; a request not above its own limit. */
 function checkQuantities(problems: ObjectProblems, containers: readonly Json[]): void {
@@ -202,7 +201,7 @@ function checkQuantities(problems: ObjectProblems, containers: readonly Json[]):
     const parsed: Partial<Record<string, Quantity>> = {};
     for (const group of ['requests', 'limits'] as const) {
       const values = isObject(container[group]) ? container[group] : {};
-      for (const resource of RESOURCES) {
+      for (const resource of RESOURCE_NAMES) {
         const raw = values[resource];
         if (typeof raw !== 'string' && typeof raw !== 'number') continue;
         try {
@@ -216,7 +215,7 @@ function checkQuantities(problems: ObjectProblems, containers: readonly Json[]):
         }
       }
     }
-    for (const resource of RESOURCES) {
+    for (const resource of RESOURCE_NAMES) {
       const [request, limit] = [parsed[`requests.${resource}`], parsed[`limits.${resource}`]];
       if (request && limit && request.compare(limit) > 0) {
         problems.add('RequestAboveLimit', [...path, 'requests', resource], `container ${JSON.stringify(container.name)}: request ${String(request)} is above limit ${String(limit)}`);
@@ -228,7 +227,7 @@ function checkQuantities(problems: ObjectProblems, containers: readonly Json[]):
 function quantities(value: unknown): ContainerRecommendation['requests'] {
   const map = isObject(value) ? value : {};
   const result: ContainerRecommendation['requests'] = {};
-  for (const resource of RESOURCES) {
+  for (const resource of RESOURCE_NAMES) {
     if (!(resource in map)) continue;
     const quantity = map[resource];
     result[resource] = quantity === null ? null : String(quantity);

@@ -2,14 +2,10 @@
 // Workload, so the reconciler and the helper feed decide() the same shape.
 import type { ContainerSpec, Workload, WorkloadKind } from './types.js';
 import { WORKLOAD_KINDS } from './types.js';
-import { isObject, type Json } from '../util/json.js';
+import { isObject, intOrString, stringMap, type Json } from '../util/json.js';
 
-const stringMap = (value: unknown): Record<string, string> =>
-  isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
 const quantityMap = (value: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries(isObject(value) ? value : {}).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, String(v)]));
-const intOrString = (value: unknown): number | string | undefined =>
-  typeof value === 'number' || typeof value === 'string' ? value : undefined;
 
 export function isWorkloadKind(kind: unknown): kind is WorkloadKind {
   return (WORKLOAD_KINDS as readonly unknown[]).includes(kind);

@@ -2,7 +2,7 @@
 // holding, each with how to fix it. Pure over the scanned repo, the plan and what GitHub said.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KerfConfig, PlanError, WindowSpec } from '../model/types.js';
+import { WORKLOAD_KINDS, type KerfConfig, type PlanError, type WindowSpec } from '../model/types.js';
 import type { RepoIndex } from '../manifests/scan.js';
 import { compileWindows, isOpen, nextOpening, type CompiledWindow } from '../rules/window.js';
 import { compiledWindows } from '../rules/window-state.js';
@@ -50,7 +50,6 @@ export interface DoctorInput {
 
 /** Openings of each maintenance window that the window checks sample. */
 const SAMPLED_OPENINGS = 8;
-const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 const RESOURCES_POINTER = '/spec/template/spec/containers/*/resources';
 
 interface ArgoObject {
@@ -73,7 +72,7 @@ function argoObjects(index: RepoIndex, kind: string): ArgoObject[] {
 
 /** An ignoreDifferences entry that hides a workload's container resources from sync. */
 function ignoresResources(entry: Json): boolean {
-  if (entry.kind !== undefined && !WORKLOAD_KINDS.has(String(entry.kind))) return false;
+  if (entry.kind !== undefined && !(WORKLOAD_KINDS as readonly string[]).includes(String(entry.kind))) return false;
   const pointers = Array.isArray(entry.jsonPointers) ? entry.jsonPointers.map(String) : [];
   const byPointer = pointers.some((pointer) => {
     const path = pointer.replace(/\/\d+(?=\/|$)/g, '/*');

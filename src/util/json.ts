@@ -10,3 +10,18 @@ export function isObject(value: unknown): value is Json {
 export function nonEmptyText(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/** The value when it is a mapping, else an empty one: for reading optional nested fields. */
+export function objectOrEmpty(value: unknown): Json {
+  return isObject(value) ? value : {};
+}
+
+/** A mapping's values as strings (labels, selectors); `{}` for anything else. */
+export function stringMap(value: unknown): Record<string, string> {
+  return isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
+}
+
+/** An int-or-string field (`maxUnavailable: 1` or `25%`); undefined for anything else. */
+export function intOrString(value: unknown): number | string | undefined {
+  return typeof value === 'number' || typeof value === 'string' ? value : undefined;
+}

@@ -11,14 +11,13 @@ import { editResources, type ContainerLocator, type ResourceEdit } from '../edit
 import type { EditErrorSubject } from '../edit-error.js';
 import { detectEol } from '../edit-text.js';
 import { findPair, PARSE_OPTIONS, rangeOf } from '../edit-yaml.js';
+import { isObject } from '../../util/json.js';
 
-type JsonMap = Record<string, unknown>;
-const isJsonMap = (value: unknown): value is JsonMap => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The plain value at `keys` under `root` (a number-like key indexes a list), or undefined. */
 export function valueAt(root: unknown, keys: readonly string[]): unknown {
   let node = root;
-  for (const key of keys) node = isJsonMap(node) ? node[key] : Array.isArray(node) && /^\d+$/.test(key) ? node[Number(key)] : undefined;
+  for (const key of keys) node = isObject(node) ? node[key] : Array.isArray(node) && /^\d+$/.test(key) ? node[Number(key)] : undefined;
   return node;
 }
 
@@ -37,7 +36,7 @@ export function valuesLocator(valuesPath: readonly string[], containers: Readonl
     js(document, name) {
       const keys = holderKeys(name);
       const holder = keys && valueAt(document, keys);
-      return isJsonMap(holder) ? holder : undefined;
+      return isObject(holder) ? holder : undefined;
     },
     nodes(doc, name, subject) {
       const keys = holderKeys(name);

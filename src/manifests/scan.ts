@@ -9,10 +9,11 @@ import type {
   RightsizingPolicy,
   RightsizingRecommendation,
   ContainerSpec,
+  Locator,
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
-import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation, type Locator } from '../model/validate.js';
+import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
 import { documentLocator } from './yaml-locate.js';
 import type { HelmIndex } from './helm/releases.js';

@@ -1,7 +1,7 @@
 // Where a field is written: line and column of a path in one YAML document, from the parser's node
 // ranges. Only asked when there is a problem to report, so the file is parsed again lazily, once.
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
-import type { Locator, Position } from '../model/validate.js';
+import type { Locator, Position } from '../model/types.js';
 
 /** A locator for document `document` of `text`. */
 export function documentLocator(text: string, document: number): Locator {

@@ -16,6 +16,7 @@ import type {
   RightsizingRecommendation,
   SourceLocation,
   WindowSpec,
+  Locator,
 } from './types.js';
 import { MODES, RESOURCE_NAMES, STRATEGIES } from './types.js';
 import { fieldPath, type ProblemCode, type SchemaIssue, validateConfigShape, validatePolicyShape, validateRecommendationShape } from './schema.js';
@@ -29,14 +30,6 @@ export const API_VERSION = `${API_GROUP}/v1alpha1`;
 export const DEFAULT_HEALTH_WATCH = '30m';
 
 type Path = readonly (string | number)[];
-
-export interface Position {
-  line: number;
-  column: number;
-}
-
-/** Position of a path (a key's own position for the last segment), or of the deepest part found. */
-export type Locator = (path: Path) => Position | undefined;
 
 /** Where the object is read from: its file and line, and how to find a field's own line. */
 export interface ValidationSource extends SourceLocation {

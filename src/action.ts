@@ -11,8 +11,11 @@ import { InputError } from './plan/inputs.js';
 import { renderPlanTable } from './plan/plan-table.js';
 import { hasErrors } from './plan/plan.js';
 import { loadBodyTemplate } from './reconcile/pr-body.js';
-import { reconcile, type ReconcileOptions } from './reconcile/reconcile.js';
-import { reconcilePorts } from './reconcile/reconcile-command.js';
+import type { ReconcileOptions } from './reconcile/reconcile.js';
+import { reconcilePorts, reconcileThenCloseLoop } from './reconcile/reconcile-command.js';
+import { hostname } from 'node:os';
+import { clusterFromEnvironment } from './cluster/environment.js';
+import { wantsVpa } from './import/from-vpas.js';
 import { renderReconcileTable } from './reconcile/reconcile-table.js';
 import { redact } from './util/redact.js';
 import { runPlan } from './plan/run-plan.js';
@@ -62,13 +65,15 @@ export async function run(): Promise<void> {
       kubeconfigFile = await writeKubeconfig(kubeconfig);
       process.env.KUBECONFIG = kubeconfigFile.path;
     }
-    const { cluster, ports } = await reconcilePorts(inputs.options, { ...process.env, GITHUB_TOKEN: token }, log);
-    const options: ReconcileOptions = { ...inputs.options, ...(cluster && { cluster }) };
+    const cluster = wantsCluster(inputs.options.recommendations) || wantsVpa(inputs.options.recommendations) ? clusterFromEnvironment() : undefined;
+    const connected = { ...inputs.options, ...(cluster && { cluster }) };
+    const options: ReconcileOptions = connected;
+    const { ports, loop } = await reconcilePorts(connected, { ...process.env, GITHUB_TOKEN: token }, { identity: hostname(), clock: () => new Date() }, log);
 
     const findings = runDoctor ? await core.group('kerf doctor', () => doctor(options, ports.github)) : undefined;
     if (findings) annotate(findingAnnotations(findings));
     const renderBody = await loadBodyTemplate(BODY_TEMPLATE);
-    const result = await core.group('kerf reconcile', () => reconcile(options, { ...ports, log, renderBody, secrets }));
+    const result = await core.group('kerf reconcile', () => reconcileThenCloseLoop(options, { ...ports, log, renderBody, secrets }, loop));
     const heldBack = heldBackChanges(result);
     core.startGroup('kerf plan');
     core.info(redact(renderPlanTable(result.plan), secrets));

@@ -109,10 +109,11 @@ export const CHANGE_SET_TRAILER = 'Kerf-Change-Set';
 
 /**
  * One workload: `kerf: rightsize shop/Deployment/cart (cpu 500m→250m, memory 512Mi→384Mi)`.
- * Several: a summary line and one line per workload. Both end with the change-set trailer.
+ * Several: a summary line and one line per workload. Both end with the trailer of `changeSet`
+ * (the group's {@link changeSetHash}).
  */
-export function commitMessage(group: PrGroup): string {
-  const trailer = `${CHANGE_SET_TRAILER}: ${changeSetHash(group.proposed)}`;
+export function commitMessage(group: PrGroup, changeSet: string): string {
+  const trailer = `${CHANGE_SET_TRAILER}: ${changeSet}`;
   const [only] = group.proposed;
   if (only && group.proposed.length === 1) {
     return `kerf: rightsize ${targetName(only.target)} (${describeChanges(only.changes)})\n\n${trailer}\n`;

@@ -8,7 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Pod } from '../../src/cluster/objects.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import { statusRows } from '../../src/reconcile/status-command.js';
 import { EXAMPLE, OWNER, SOMEONE, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';

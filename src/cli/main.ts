@@ -264,7 +264,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return findings.some((finding) => finding.severity === 'error' || options.extra.strict === true) ? 1 : 0;
       }
       case 'reconcile':
-        return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env, { identity: hostname(), clock: () => new Date() });
+        return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env, { identity: hostname(), clock: () => new Date(), stdout: process.stdout, stderr: process.stderr });
       case 'helper':
         return await helperCommand(rest);
       case 'import': {

@@ -1,5 +1,6 @@
-// PR groups: which decisions share a branch, what the branch is called, and the one change set
-// that drives its commit message, its PR title and the hash kerf reads back to know what a branch carries.
+// PR groups: which decisions share a branch, what the branch is called, and the texts a branch's
+// ChangeSet (src/reconcile/change-set.ts) is made of: commit message, PR title, and the hash kerf
+// reads back to know what a branch carries.
 import { createHash } from 'node:crypto';
 import type { Decision, GroupBy, ObjectRef } from '../model/types.js';
 import { workloadKey } from '../manifests/scan.js';

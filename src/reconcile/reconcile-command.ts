@@ -116,7 +116,7 @@ export async function reconcileThenCloseLoop(options: ReconcileOptions, ports: R
 export async function runReconcileCommand(
   parsed: PlanOptions & { output: 'table' | 'json'; extra: ParsedFlags; cluster?: ClusterConnection },
   env: NodeJS.ProcessEnv,
-  edge: RunEdge,
+  edge: RunEdge & { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   const { extra, ...planOptions } = parsed;
   const options = { ...planOptions, ...reconcileFlags(extra) };
@@ -128,11 +128,11 @@ export async function runReconcileCommand(
   } catch (error) {
     // Git or GitHub failing before any group could start (no access, no network): one line, exit 1.
     if (!(error instanceof GitError || error instanceof GitHubError)) throw error;
-    process.stderr.write(`kerf-gitops: ${redact(error.message, secrets)}\n`);
+    edge.stderr.write(`kerf-gitops: ${redact(error.message, secrets)}\n`);
     return 1;
   }
   const text = options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderReconcileTable(result);
-  process.stdout.write(redact(text, secrets));
+  edge.stdout.write(redact(text, secrets));
   // Any error fails the run (the rest was still done): an invalid policy must not be a green run.
   return result.errors.length > 0 || hasErrors(result.plan.errors) ? 1 : 0;
 }

@@ -66,9 +66,8 @@ export async function run(): Promise<void> {
       process.env.KUBECONFIG = kubeconfigFile.path;
     }
     const cluster = wantsCluster(inputs.options.recommendations) || wantsVpa(inputs.options.recommendations) ? clusterFromEnvironment() : undefined;
-    const connected = { ...inputs.options, ...(cluster && { cluster }) };
-    const options: ReconcileOptions = connected;
-    const { ports, loop } = await reconcilePorts(connected, { ...process.env, GITHUB_TOKEN: token }, { identity: hostname(), clock: () => new Date() }, log);
+    const options = { ...inputs.options, ...(cluster && { cluster }) };
+    const { ports, loop } = await reconcilePorts(options, { ...process.env, GITHUB_TOKEN: token }, { identity: hostname(), clock: () => new Date() }, log);
 
     const findings = runDoctor ? await core.group('kerf doctor', () => doctor(options, ports.github)) : undefined;
     if (findings) annotate(findingAnnotations(findings));

@@ -61,8 +61,6 @@ export interface RunEdge {
 
 /** What a reconcile run works with, built from its environment by the CLI and the Action alike. */
 export interface ReconcileSetup {
-  /** The cluster the run reads and writes (`--recommendations cluster`) or reads VPAs from (`vpa`), as the edge connected it. */
-  cluster?: ClusterConnection;
   ports: Pick<ReconcilePorts, 'git' | 'github' | 'secrets' | 'clock'>;
   /** The ports of closing the loop after the run, with `--recommendations cluster` and a cluster that loads. */
   loop?: LoopPorts;
@@ -75,6 +73,7 @@ export interface ReconcileSetup {
  * no loop; missing GitHub settings or a clone without origin are input errors.
  */
 export async function reconcilePorts(
+  /** `cluster`: the one the run reads and writes (`--recommendations cluster`) or reads VPAs from (`vpa`), as the edge connected it. */
   options: Pick<ReconcileOptions, 'repo' | 'recommendations' | 'dryRun'> & { cluster?: ClusterConnection },
   env: NodeJS.ProcessEnv,
   edge: RunEdge,
@@ -82,7 +81,7 @@ export async function reconcilePorts(
 ): Promise<ReconcileSetup> {
   const { cluster } = options;
   const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
-  const setup = (ports: ReconcileSetup['ports'], loop?: LoopPorts): ReconcileSetup => ({ ...(cluster && { cluster }), ports, ...(loop && { loop }) });
+  const setup = (ports: ReconcileSetup['ports'], loop?: LoopPorts): ReconcileSetup => ({ ports, ...(loop && { loop }) });
   if (options.dryRun) return setup({ secrets });
   let github;
   try {

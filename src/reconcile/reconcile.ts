@@ -174,10 +174,17 @@ function groupChangeSet(run: PlanRun, group: PrGroup): { changeSet: ChangeSet; e
 /** The dry run plans the checkout as it is; it has no remote branch or commit to name. */
 const CHECKOUT = 'HEAD';
 
+/** What only a real run has: the remote's ports, the clock and the PR writer. */
+interface Remote {
+  git: GitPort;
+  github: GitHubPort;
+  clock: () => Date;
+  writer: PullRequestWriter;
+}
+
 class Reconciler {
-  private readonly git: GitPort | undefined;
-  private readonly github: GitHubPort | undefined;
-  private readonly writer: PullRequestWriter | undefined;
+  /** Undefined in a dry run: its writes are switched off. */
+  private readonly remote: Remote | undefined;
   private readonly secrets: readonly string[];
   private readonly errors: ReconcileError[] = [];
   private readonly outcomes: PullRequestOutcome[] = [];
@@ -193,19 +200,15 @@ class Reconciler {
   ) {
     this.secrets = ports.secrets ?? [];
     if (options.dryRun) return;
-    if (!ports.git || !ports.github || !ports.clock) throw new ReconcileFailure('MissingPorts', 'reconcile needs a Git and a GitHub port and a clock unless it is a dry run');
-    this.git = ports.git;
-    this.github = ports.github;
-    this.writer = new PullRequestWriter(ports.git, ports.github, async () => this.worktree as Worktree, this.errors, this.secrets);
+    const { git, github, clock } = ports;
+    if (!git || !github || !clock) throw new ReconcileFailure('MissingPorts', 'reconcile needs a Git and a GitHub port and a clock unless it is a dry run');
+    this.remote = { git, github, clock, writer: new PullRequestWriter(git, github, async () => this.worktree as Worktree, this.errors, this.secrets) };
   }
 
-  /** The Git port; only a real run reaches a caller of it. */
-  private get gitPort(): GitPort {
-    return this.git as GitPort;
-  }
-
-  private get gitHubPort(): GitHubPort {
-    return this.github as GitHubPort;
+  /** The remote, for what only a real run does; a dry run that got here would write, so it fails instead. */
+  private get live(): Remote {
+    if (!this.remote) throw new ReconcileFailure('MissingPorts', 'a dry run reads nothing from GitHub and touches no ref');
+    return this.remote;
   }
 
   async run(): Promise<Reconciled> {
@@ -215,7 +218,7 @@ class Reconciler {
       const result = this.result(base, true);
       return { result: base.config.dashboard === false ? result : { ...result, dashboard: renderDashboard(result, NO_CHOICES) } };
     }
-    const git = this.gitPort;
+    const { git, github } = this.live;
     const defaultBranch = await git.defaultBranch();
     const sha = (await git.fetch([defaultBranch], 1)).get(defaultBranch) as string;
     this.worktree = await git.openWorktree(sha);
@@ -224,7 +227,7 @@ class Reconciler {
       const prefix = base.config.branchPrefix;
       const remote = await git.branches(prefix);
       const heads = await git.fetch([...remote.keys()], 2);
-      const pulls = (await this.gitHubPort.listOpenPulls()).filter((pr) => pr.base === defaultBranch && pr.branch.startsWith(prefix));
+      const pulls = (await github.listOpenPulls()).filter((pr) => pr.base === defaultBranch && pr.branch.startsWith(prefix));
       // A pause writes nothing, the dashboard included.
       if (base.config.dashboard !== false && !base.config.pause && !this.options.fleetPaused) await this.readDashboard();
       base = await this.groups(base, new Map(pulls.map((pr) => [pr.branch, pr])), heads, this.budget(base, pulls));
@@ -249,7 +252,8 @@ class Reconciler {
   }
 
   private budget(base: Base, pulls: readonly OpenPullRequest[]): PullRequestBudget {
-    const hourAgo = pulls.length === 0 ? 0 : (this.ports.clock as () => Date)().getTime() - 3600_000;
+    // A dry run has no open PR, so nothing to count against the hour.
+    const hourAgo = (this.remote?.clock().getTime() ?? 0) - 3600_000;
     return new PullRequestBudget(
       base.config.prHourlyLimit - pulls.filter((pr) => Date.parse(pr.createdAt) > hourAgo).length,
       base.config.prConcurrentLimit - pulls.length,
@@ -272,7 +276,7 @@ class Reconciler {
 
   private async readDashboard(): Promise<void> {
     try {
-      const issue = await this.gitHubPort.findIssue(DASHBOARD_MARKER);
+      const issue = await this.live.github.findIssue(DASHBOARD_MARKER);
       this.choices = readChoices(issue?.body);
       this.dashboard = { issue, hold: this.choices.hold };
     } catch (error) {
@@ -288,7 +292,7 @@ class Reconciler {
   private async plan(branch: string, sha: string): Promise<Base> {
     const run = await runPlan({ ...this.options, repo: this.worktree?.root ?? this.options.repo });
     const config = withFlags(run.config, this.options);
-    const webUrl = this.github?.webUrl;
+    const webUrl = this.remote?.github.webUrl;
     const context = reviewContext(run, config, [], webUrl ? { webUrl, ref: branch } : undefined);
     const groups = new Map(fittedGroups(run.plan.decisions, config, this.renderBody, context).map((group) => [group.branch, group]));
     return { branch, sha, run, config, groups };
@@ -298,7 +302,7 @@ class Reconciler {
   private async stopReason(base: Base, pr: OpenPullRequest | null, head: string | null): Promise<string | null> {
     if (pr?.labels.includes(STOP_LABEL)) return `the pull request carries the label ${STOP_LABEL}`;
     if (head === null) return null;
-    const commit = await this.gitPort.commitInfo(head);
+    const commit = await this.live.git.commitInfo(head);
     if (!isKerfCommit(commit, authorOf(base.config))) {
       return `someone else pushed to the branch (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)`;
     }
@@ -313,7 +317,7 @@ class Reconciler {
   private async noticeStopped(pr: OpenPullRequest, why: string, status?: WindowStatus): Promise<void> {
     const meta = readMeta(pr.body);
     if (meta?.stopped !== true) {
-      await this.gitHubPort.comment(
+      await this.live.github.comment(
         pr.number,
         status
           ? `kerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, remove the label ${STOP_LABEL} and reset the branch to kerf's last commit, or delete the branch.`
@@ -321,7 +325,7 @@ class Reconciler {
       );
     }
     if (status) await this.holdStatus(pr, status, { stopped: true });
-    else if (meta && !meta.stopped) await this.gitHubPort.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, stopped: true }) });
+    else if (meta && !meta.stopped) await this.live.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, stopped: true }) });
   }
 
   /**
@@ -330,18 +334,18 @@ class Reconciler {
    */
   private async movedBy(base: Base, branch: string, remoteSha: string | null): Promise<{ by: 'kerf' | 'deleted' } | { by: 'person'; why: string }> {
     if (remoteSha === null) return { by: 'deleted' };
-    await this.gitPort.fetch([branch], 2);
-    const commit = await this.gitPort.commitInfo(remoteSha);
+    await this.live.git.fetch([branch], 2);
+    const commit = await this.live.git.commitInfo(remoteSha);
     if (isKerfCommit(commit, authorOf(base.config))) return { by: 'kerf' };
     return { by: 'person', why: `someone else pushed to the branch while kerf was working on it (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)` };
   }
 
   /** The status of a PR kerf does not rewrite (held, frozen, taken over), recorded in its metadata too. */
   private async holdStatus(pr: OpenPullRequest, status: WindowStatus, record: Pick<PullRequestMeta, 'stopped'> = {}): Promise<void> {
-    await (this.writer as PullRequestWriter).syncStatus(pr, pr.headSha, status, false);
+    await this.live.writer.syncStatus(pr, pr.headSha, status, false);
     const meta = readMeta(pr.body);
     if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status) || (record.stopped && !meta.stopped))) {
-      await this.gitHubPort.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, ...record, head: pr.headSha, window: status }) });
+      await this.live.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, ...record, head: pr.headSha, window: status }) });
     }
   }
 
@@ -400,10 +404,9 @@ class Reconciler {
     const { changeSet, errors } = groupChangeSet(base.run, group);
     this.errors.push(...errors);
     if (changeSet.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
-    const webUrl = this.github?.webUrl;
+    const webUrl = this.remote?.github.webUrl;
     const context = reviewContext(base.run, base.config, changeSet.edits, webUrl ? { webUrl, ref: base.branch } : undefined);
-    const writer = this.writer;
-    if (!writer) {
+    if (!this.remote) {
       // Dry run: what the first write would be.
       budget.opened();
       const { body } = templateBody(changeSet, null, this.renderBody, context);
@@ -420,6 +423,7 @@ class Reconciler {
     }
     let head = remoteHead;
     let pushed = false;
+    const { writer } = this.remote;
     if (reproposed || (await writer.needsRebuild(base, remoteHead, changeSet))) {
       const result = await writer.build(base, changeSet, remoteHead);
       if (result.kind === 'lease-rejected') {
@@ -451,7 +455,7 @@ class Reconciler {
 
   /** The PR a person closed without merging that carried `changeSet`, or null (kerf's own closes and closed take-overs do not count). */
   private async declinedBy(branch: string, baseBranch: string, changeSet: string) {
-    const closed = await this.gitHubPort.listClosedPulls(branch, baseBranch);
+    const closed = await this.live.github.listClosedPulls(branch, baseBranch);
     return (
       closed.find((pr) => {
         const meta = readMeta(pr.body);
@@ -463,7 +467,7 @@ class Reconciler {
 
   /** The run's base after the default branch moved, or null when it did not. */
   private async rebase(base: Base): Promise<Base | null> {
-    const sha = (await this.gitPort.fetch([base.branch], 1)).get(base.branch) as string;
+    const sha = (await this.live.git.fetch([base.branch], 1)).get(base.branch) as string;
     if (sha === base.sha) return null;
     this.ports.log?.info('default branch moved; planning again', { branch: base.branch, from: base.sha, to: sha });
     await (this.worktree as Worktree).reset(sha);
@@ -493,7 +497,7 @@ class Reconciler {
     const told = this.closeReason(base, meta.targets, code);
     if (head !== null) {
       // Deleted only while it is still the commit kerf saw: a commit pushed since is never dropped.
-      const deleted: PushResult = await this.gitPort.deleteBranch(pr.branch, head);
+      const deleted: PushResult = await this.live.git.deleteBranch(pr.branch, head);
       if (deleted.kind === 'rejected') throw new ReconcileFailure('PushRejected', `git refused to delete ${pr.branch}: ${deleted.message}`);
       if (deleted.kind === 'lease-rejected') {
         const moved = await this.movedBy(base, pr.branch, deleted.remoteSha);
@@ -507,8 +511,8 @@ class Reconciler {
       }
     }
     // Marked as kerf's close, so it is not taken for a person's decision on a later run.
-    await this.gitHubPort.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
-    await this.gitHubPort.comment(pr.number, `kerf closes this pull request: ${told}.`);
+    await this.live.github.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
+    await this.live.github.comment(pr.number, `kerf closes this pull request: ${told}.`);
     record('closed', reason);
   }
 

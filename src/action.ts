@@ -8,13 +8,14 @@ import { GitError } from './git/git.js';
 import { GitHubError, type GitHubPort } from './github/github.js';
 import { wantsCluster } from './plan/cluster-source.js';
 import { wantsVpa } from './import/from-vpas.js';
-import { clusterFromKubeconfig } from './cluster/environment.js';
 import { InputError } from './util/input-error.js';
 import { renderPlanTable } from './plan/plan-table.js';
 import { hasErrors } from './plan/plan.js';
 import { loadBodyTemplate } from './reconcile/pr-body.js';
-import { reconcile, type ReconcileOptions } from './reconcile/reconcile.js';
-import { reconcilePorts } from './reconcile/reconcile-command.js';
+import type { ReconcileOptions } from './reconcile/reconcile.js';
+import { reconcilePorts, reconcileThenCloseLoop } from './reconcile/reconcile-command.js';
+import { hostname } from 'node:os';
+import { clusterFromEnvironment, clusterFromKubeconfig } from './cluster/environment.js';
 import { renderReconcileTable } from './reconcile/reconcile-table.js';
 import { redact } from './util/redact.js';
 import { runPlan } from './plan/run-plan.js';
@@ -60,14 +61,15 @@ export async function run(): Promise<void> {
     const annotate = annotator(inputs.options.repo, inputs.options.cwd, secrets);
     // The cluster of `recommendations: cluster` or `vpa` is the input's kubeconfig, else KUBECONFIG or in-cluster, as for the CLI.
     const { recommendations } = inputs.options;
-    const fromInput = kubeconfig && (wantsCluster(recommendations) || wantsVpa(recommendations)) ? clusterFromKubeconfig(kubeconfig) : undefined;
-    const { cluster, ports } = await reconcilePorts({ ...inputs.options, ...(fromInput && { cluster: fromInput }) }, { ...process.env, GITHUB_TOKEN: token }, log);
-    const options: ReconcileOptions = { ...inputs.options, ...(cluster && { cluster }) };
+    const needsCluster = wantsCluster(recommendations) || wantsVpa(recommendations);
+    const cluster = needsCluster ? (kubeconfig ? clusterFromKubeconfig(kubeconfig) : clusterFromEnvironment()) : undefined;
+    const options = { ...inputs.options, ...(cluster && { cluster }) };
+    const { ports, loop } = await reconcilePorts(options, { ...process.env, GITHUB_TOKEN: token }, { identity: hostname(), clock: () => new Date() }, log);
 
     const findings = runDoctor ? await core.group('kerf doctor', () => doctor(options, ports.github)) : undefined;
     if (findings) annotate(findingAnnotations(findings));
     const renderBody = await loadBodyTemplate(BODY_TEMPLATE);
-    const result = await core.group('kerf reconcile', () => reconcile(options, { ...ports, log, renderBody, secrets }));
+    const result = await core.group('kerf reconcile', () => reconcileThenCloseLoop(options, { ...ports, log, renderBody, secrets }, loop));
     const heldBack = heldBackChanges(result);
     core.startGroup('kerf plan');
     core.info(redact(renderPlanTable(result.plan), secrets));

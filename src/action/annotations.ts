@@ -6,7 +6,7 @@ import * as core from '@actions/core';
 import type { PlanError, Reason } from '../model/types.js';
 import type { Finding } from '../plan/doctor.js';
 import { workloadKey } from '../util/workload-key.js';
-import type { ReconcileError } from '../reconcile/reconcile.js';
+import type { ReconcileError } from '../reconcile/change-set.js';
 import { redact } from '../util/redact.js';
 import type { HeldBackChange } from './held-back.js';
 import { unreachableCluster } from './status.js';

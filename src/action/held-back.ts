@@ -3,8 +3,8 @@
 // takeover kept out of Git. They drive the summary, the `held-back` output and warnings.
 import type { Decision } from '../model/types.js';
 import { workloadKey } from '../util/workload-key.js';
-import { NO_FREE_WINDOW, reasonWords } from '../plan/reason-text.js';
-import type { PullRequestOutcome, ReconcileResult } from '../reconcile/reconcile.js';
+import { heldReason } from '../plan/reason-text.js';
+import type { PullRequestOutcome, ReconcileResult } from '../reconcile/change-set.js';
 
 export interface HeldBackChange {
   decision: Decision;
@@ -18,9 +18,8 @@ export interface HeldBackChange {
 function why(decision: Decision, outcome: PullRequestOutcome | undefined): string | null {
   switch (decision.action) {
     case 'blocked':
-      return decision.reason ? `${decision.reason}: ${reasonWords(decision.reason)}` : 'Blocked';
     case 'wait':
-      return `${decision.reason ?? 'OutsideMaintenanceWindow'}: ${NO_FREE_WINDOW.says}`;
+      return heldReason(decision) ?? 'Blocked';
     case 'pull-request':
       if (outcome?.action === 'held') return outcome.reason ?? 'held';
       return decision.phase === 'Deferred' ? 'OutsideMaintenanceWindow: the merge waits for the window (kerf/window pending)' : null;

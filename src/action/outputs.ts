@@ -4,7 +4,7 @@
 // RUNNER_TEMP) whose paths are outputs, and given inline only while they stay small. PR bodies
 // stay in the log.
 import { join } from 'node:path';
-import type { PullRequestAction, ReconcileResult } from '../reconcile/reconcile.js';
+import type { PullRequestAction, ReconcileResult } from '../reconcile/change-set.js';
 import type { HeldBackChange } from './held-back.js';
 
 /** Inline JSON outputs stay below this, so both together stay well inside GitHub's 1 MB per job. */

@@ -3,7 +3,7 @@
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import type { PlanError } from '../model/types.js';
 import { workloadKey } from '../util/workload-key.js';
-import type { ReconcileResult } from '../reconcile/reconcile.js';
+import type { ReconcileResult } from '../reconcile/change-set.js';
 import { statusRows, type StatusRow } from '../reconcile/status-command.js';
 
 /** The plan's error saying the cluster could not be read (the run went on with Git alone). */

@@ -4,7 +4,7 @@ import type { Decision } from '../model/types.js';
 import type { Finding } from '../plan/doctor.js';
 import { describeChanges } from '../plan/plan-table.js';
 import { workloadKey } from '../util/workload-key.js';
-import type { PullRequestOutcome, ReconcileResult } from '../reconcile/reconcile.js';
+import type { PullRequestOutcome, ReconcileResult } from '../reconcile/change-set.js';
 import type { StatusRow } from '../reconcile/status-command.js';
 import { formatWindowTime } from '../reconcile/window-status.js';
 import type { HeldBackChange } from './held-back.js';

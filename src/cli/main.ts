@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { InputError } from '../util/input-error.js';
 import { runPlan, type PlanOptions } from '../plan/run-plan.js';
 import { renderPlanTable } from '../plan/plan-table.js';
@@ -264,7 +265,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return findings.some((finding) => finding.severity === 'error' || options.extra.strict === true) ? 1 : 0;
       }
       case 'reconcile':
-        return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env);
+        return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env, { identity: hostname(), clock: () => new Date(), stdout: process.stdout, stderr: process.stderr });
       case 'helper':
         return await helperCommand(rest);
       case 'import': {

@@ -1,5 +1,5 @@
-// From pull-request decisions to file edits: one change set drives the edit, the commit message,
-// the PR body and the outputs (as in Flux image-automation's result type).
+// From pull-request decisions to file edits, byte-exact; a branch's ChangeSet
+// (src/reconcile/change-set.ts) carries them with its commit message, PR and status.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Change, Decision, HelmValuesSource, PlanError, ResourceName, Workload } from '../model/types.js';

@@ -1,5 +1,6 @@
-// PR groups: which decisions share a branch, what the branch is called, and the one change set
-// that drives its commit message, its PR title and the hash kerf reads back to know what a branch carries.
+// PR groups: which decisions share a branch, what the branch is called, and the texts a branch's
+// ChangeSet (src/reconcile/change-set.ts) is made of: commit message, PR title, and the hash kerf
+// reads back to know what a branch carries.
 import { createHash } from 'node:crypto';
 import type { Decision, GroupBy, ObjectRef } from '../model/types.js';
 import { workloadKey } from '../util/workload-key.js';
@@ -109,10 +110,11 @@ export const CHANGE_SET_TRAILER = 'Kerf-Change-Set';
 
 /**
  * One workload: `kerf: rightsize shop/Deployment/cart (cpu 500m→250m, memory 512Mi→384Mi)`.
- * Several: a summary line and one line per workload. Both end with the change-set trailer.
+ * Several: a summary line and one line per workload. Both end with the trailer of `changeSet`
+ * (the group's {@link changeSetHash}).
  */
-export function commitMessage(group: PrGroup): string {
-  const trailer = `${CHANGE_SET_TRAILER}: ${changeSetHash(group.proposed)}`;
+export function commitMessage(group: PrGroup, changeSet: string): string {
+  const trailer = `${CHANGE_SET_TRAILER}: ${changeSet}`;
   const [only] = group.proposed;
   if (only && group.proposed.length === 1) {
     return `kerf: rightsize ${targetName(only.target)} (${describeChanges(only.changes)})\n\n${trailer}\n`;

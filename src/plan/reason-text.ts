@@ -1,7 +1,7 @@
 // What every reason means, in words, for every text people read (PR bodies, commit statuses, the
 // job summary, the dashboard): one table, so they all say the same, and no rule ids — a link to
 // the README section says where the rule is written down.
-import type { Reason } from '../model/types.js';
+import type { Decision, Reason } from '../model/types.js';
 
 /** The README of kerf-gitops, whose sections the texts link. */
 export const README_URL = 'https://github.com/getkerf/kerf-gitops/blob/main/README.md';
@@ -15,6 +15,8 @@ export function readmeLink(section: ReadmeSection): string {
 interface ReasonText {
   /** What holds, as a clause: "a freeze window is open". */
   says: string;
+  /** The clause shorter, where GitHub limits the length (a commit status); `says` when absent. */
+  short?: string;
   /** What a person can do about it; absent when nothing is needed. */
   todo?: string;
 }
@@ -41,12 +43,26 @@ export const REASON_TEXT: Record<Reason, ReasonText> = {
 /** A deferred change with no window to wait for (no valid one, or a freeze covers every one): no PR. */
 export const NO_FREE_WINDOW: ReasonText = {
   says: 'no maintenance window is free: none is valid, or a freeze covers every one, so no pull request is opened',
+  short: 'no maintenance window is free (none is valid, or a freeze covers every one)',
   todo: 'add a maintenance window outside the freezes (`kerf-gitops doctor` names the covered ones)',
 };
 
 /** `a freeze window is open`, plain (statuses, tables). */
 export function reasonWords(reason: Reason): string {
   return REASON_TEXT[reason].says;
+}
+
+/** What holds a decision back from a pull request, plain, with its reason code; null when nothing names it. */
+export function heldReason(decision: Pick<Decision, 'action' | 'reason'>): string | null {
+  // A wait (D3) is the one hold with no window to name: it has its own words.
+  if (decision.action === 'wait') return `${decision.reason ?? 'OutsideMaintenanceWindow'}: ${NO_FREE_WINDOW.says}`;
+  return decision.reason ? `${decision.reason}: ${reasonWords(decision.reason)}` : null;
+}
+
+/** Markdown for a held-back decision: what holds, what to do, and a link; null when nothing names it. */
+export function heldReasonMarkdown(decision: Pick<Decision, 'action' | 'reason'>): string | null {
+  if (decision.action === 'wait') return reasonMarkdown(NO_FREE_WINDOW);
+  return decision.reason ? `**${decision.reason}**: ${reasonMarkdown(REASON_TEXT[decision.reason])}` : null;
 }
 
 /** Markdown: what holds, what to do, and a link to the README's reasons. */

@@ -18,11 +18,12 @@ import { writeStatus, type StatusWrite } from '../lifecycle/status-writer.js';
 import type { Logger } from '../util/logger.js';
 import { recommendationsInRepo, rolledBackGeneration, type ClusterRecommendation, type ClusterView } from '../plan/cluster-source.js';
 import { gitRevisions } from '../git/git-history.js';
-import type { GitPort } from '../git/git.js';
+import type { GitPort, Worktree } from '../git/git.js';
 import type { GitHubPort } from '../github/github.js';
 import { mergeReached, syncManagerOf, type PullRequestReader } from '../lifecycle/merged.js';
 import type { RevisionPort } from '../git/git-history.js';
-import type { PullRequestOutcome, ReconcileError, ReconcilePorts, RunContext } from './reconcile.js';
+import type { LoopOutcome, PullRequestOutcome, ReconcileError, RunBasis } from './change-set.js';
+import { PullRequestWriter } from './publish.js';
 import { openRollback } from './rollback.js';
 import { decisionEvent, decisionStatus, pullRequestFor, readPreviousValues, readPullRequest } from './status-writeback.js';
 
@@ -37,9 +38,15 @@ export interface LoopPorts {
   log?: Logger;
 }
 
+/** What the loop works from: what the reconcile run worked from, and what it did with each group's PR. */
+export interface LoopInput {
+  basis: RunBasis;
+  pullRequests: readonly PullRequestOutcome[];
+}
+
 /**
- * The loop as `reconcile --recommendations cluster` wires it (the Action can too): the run's Git
- * and GitHub ports, pull requests read with the same token, ancestry from the clone `repo`.
+ * The loop's ports as `reconcile --recommendations cluster` wires them (the Action too): the run's
+ * Git and GitHub ports, pull requests read with the same token, ancestry from the clone `repo`.
  */
 export async function connectLoop(input: {
   cluster: ClusterConnection;
@@ -47,37 +54,42 @@ export async function connectLoop(input: {
   repo: string;
   identity: string;
   log?: Logger;
-}): Promise<NonNullable<ReconcilePorts['afterRun']>> {
-  return closeTheLoop({
+}): Promise<LoopPorts> {
+  return {
     cluster: await input.cluster.port(),
     pulls: input.ports.github,
     revisions: gitRevisions(input.repo),
     ...input.ports,
     identity: input.identity,
     ...(input.log && { log: input.log }),
-  });
+  };
 }
 
 /** Phases in which a PR of kerf's may have been merged since the last run. */
 const AWAITING_MERGE = new Set(['Proposed', 'Deferred', 'Blocked']);
 
-function policyOf(context: RunContext, target: Decision['target']): RightsizingPolicy | undefined {
-  const workload = context.run.index.workloads.get(workloadKey(target));
+function policyOf(basis: RunBasis, target: Decision['target']): RightsizingPolicy | undefined {
+  const workload = basis.run.index.workloads.get(workloadKey(target));
   if (!workload) return undefined;
-  const match = selectPolicy(workload, context.run.index.policies.filter((policy) => policy.namespace === target.namespace));
+  const match = selectPolicy(workload, basis.run.index.policies.filter((policy) => policy.namespace === target.namespace));
   return match.kind === 'covered' ? match.policy : undefined;
 }
 
 
-/** The `afterRun` hook of reconcile that keeps the cluster's statuses in step with Git and GitHub. */
-export function closeTheLoop(ports: LoopPorts): NonNullable<ReconcilePorts['afterRun']> {
-  return async (context) => {
-    const view = context.run.cluster;
-    const pullRequests: PullRequestOutcome[] = [];
-    const errors: ReconcileError[] = [];
-    if (!view) return { pullRequests, errors };
-    const loop = new Loop(ports, context, view, pullRequests);
-    for (const recommendation of recommendationsInRepo(view, context.run.index)) {
+/**
+ * After a reconcile run: keeps the cluster's statuses in step with Git and GitHub, and opens the
+ * revert PRs of rollouts that breached their health watch (in a work tree of its own, opened then).
+ */
+export async function closeLoop(input: LoopInput, ports: LoopPorts): Promise<LoopOutcome> {
+  const view = input.basis.run.cluster;
+  const pullRequests: PullRequestOutcome[] = [];
+  const errors: ReconcileError[] = [];
+  if (!view) return { pullRequests, errors };
+  let worktree: Worktree | undefined;
+  const checkout = async () => (worktree ??= await ports.git.openWorktree(input.basis.sha));
+  const loop = new Loop(ports, input, view, { checkout, writer: new PullRequestWriter(ports.git, ports.github, checkout, errors, []) }, pullRequests);
+  try {
+    for (const recommendation of recommendationsInRepo(view, input.basis.run.index)) {
       const { namespace, name } = recommendation.recommendation;
       try {
         await loop.step(recommendation);
@@ -86,8 +98,10 @@ export function closeTheLoop(ports: LoopPorts): NonNullable<ReconcilePorts['afte
         errors.push({ code: typeof code === 'string' ? code : 'StatusWriteFailed', message: `RightsizingRecommendation ${namespace}/${name}: ${(error as Error).message}` });
       }
     }
-    return { pullRequests, errors };
-  };
+  } finally {
+    await worktree?.close();
+  }
+  return { pullRequests, errors };
 }
 
 class Loop {
@@ -95,15 +109,20 @@ class Loop {
   private readonly open: Set<number>;
   private readonly now: Date;
 
+  private readonly basis: RunBasis;
+
   constructor(
     private readonly ports: LoopPorts,
-    private readonly context: RunContext,
+    private readonly input: LoopInput,
     private readonly view: ClusterView,
+    /** For revert PRs: a work tree at the run's base (opened on first use) and the PR path. */
+    private readonly revert: { checkout: () => Promise<Worktree>; writer: PullRequestWriter },
     private readonly opened: PullRequestOutcome[],
   ) {
-    this.decisions = new Map(context.run.plan.decisions.map((decision) => [workloadKey(decision.target), decision]));
-    this.open = new Set([...context.openPulls.map((pr) => pr.number), ...context.pullRequests.flatMap((pr) => (pr.number === null || pr.action === 'closed' ? [] : [pr.number]))]);
-    this.now = new Date(context.run.plan.now);
+    this.basis = input.basis;
+    this.decisions = new Map(this.basis.run.plan.decisions.map((decision) => [workloadKey(decision.target), decision]));
+    this.open = new Set([...this.basis.openPulls.map((pr) => pr.number), ...input.pullRequests.flatMap((pr) => (pr.number === null || pr.action === 'closed' ? [] : [pr.number]))]);
+    this.now = new Date(this.basis.run.plan.now);
   }
 
   async step(found: ClusterRecommendation): Promise<void> {
@@ -154,7 +173,7 @@ class Loop {
     // G2: in-place changes (and their status) belong to the helper.
     if (!decision || decision.strategy === 'in-place') return;
     if (decision.phase === 'UpToDate' && (status.phase === 'Applied' || status.phase === 'RolledBack' || status.phase === 'Resizing')) return;
-    const pr = pullRequestFor(this.context.pullRequests, key);
+    const pr = pullRequestFor(this.input.pullRequests, key);
     await write({ status: decisionStatus(decision, pr), ...withEvent(decisionEvent(decision, pr)) });
   }
 
@@ -167,7 +186,7 @@ class Loop {
     const target = { namespace: found.recommendation.namespace, kind: found.recommendation.targetRef.kind, name: found.recommendation.targetRef.name };
     const workload = this.view.facts.workloads.get(workloadKey(target));
     const configured = decision ? { configuredStrategy: decision.configuredStrategy } : {};
-    const policy = policyOf(this.context, target);
+    const policy = policyOf(this.basis, target);
     // D2, decided when the merge is first seen and carried by the reason until Applied.
     const outside =
       mergedAt === null
@@ -203,7 +222,7 @@ class Loop {
 
   /** The health watch of a rollout: a breach rolls it back (RolledBack, a revert PR); a quiet watch ends Healthy. */
   private async watch(found: ClusterRecommendation, target: Decision['target'], write: Write): Promise<void> {
-    const step = healthStep(found.status, this.view.facts.allPods.get(workloadKey(target)) ?? [], policyOf(this.context, target), this.now);
+    const step = healthStep(found.status, this.view.facts.allPods.get(workloadKey(target)) ?? [], policyOf(this.basis, target), this.now);
     if (!step || step.kind === 'start') return;
     if (step.kind === 'healthy') {
       await write({ status: { health: step.health } });
@@ -245,9 +264,9 @@ class Loop {
 
   private async rollBack(found: ClusterRecommendation, target: Decision['target'], breach: string, write: Write): Promise<void> {
     const outcome = await openRollback({
-      context: this.context,
+      basis: this.basis,
       git: this.ports.git,
-      github: this.ports.github,
+      ...this.revert,
       target,
       previous: readPreviousValues(found.status.previous),
       breach,

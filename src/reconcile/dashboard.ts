@@ -7,8 +7,8 @@ import type { Decision } from '../model/types.js';
 import { describeTotals } from '../plan/impact.js';
 import { describeChanges } from '../plan/plan-table.js';
 import { targetName } from '../plan/groups.js';
-import { NO_FREE_WINDOW, readmeLink, REASON_TEXT, reasonMarkdown } from '../plan/reason-text.js';
-import type { PullRequestOutcome, ReconcileResult } from './reconcile.js';
+import { heldReasonMarkdown, readmeLink } from '../plan/reason-text.js';
+import type { PullRequestOutcome, ReconcileResult } from './change-set.js';
 import { codeSpan, markdownText } from './pr-review.js';
 import { describeNextWindow } from '../plan/window-text.js';
 
@@ -96,7 +96,7 @@ export function renderDashboard(result: ReconcileResult, choices: DashboardChoic
       'Blocked',
       active
         .filter((d) => d.action === 'blocked' || d.action === 'wait')
-        .map((d) => `- ${codeSpan(targetName(d.target))}: ${changes(d)}; ${d.action === 'wait' ? reasonMarkdown(NO_FREE_WINDOW) : d.reason ? `**${d.reason}**: ${reasonMarkdown(REASON_TEXT[d.reason])}` : 'blocked'}`),
+        .map((d) => `- ${codeSpan(targetName(d.target))}: ${changes(d)}; ${heldReasonMarkdown(d) ?? 'blocked'}`),
       'Nothing is blocked.',
     ),
     ...section(

@@ -8,7 +8,7 @@ import { targetName, type PrGroup } from '../plan/groups.js';
 import { compileTemplate } from './template.js';
 import { embeddedTemplate } from '../embedded-templates.js';
 import { code, codeCell, literalCell } from './markdown.js';
-import { NO_FREE_WINDOW, readmeLink, REASON_TEXT, reasonMarkdown, reasonWords } from '../plan/reason-text.js';
+import { heldReasonMarkdown, readmeLink, reasonWords } from '../plan/reason-text.js';
 import { reviewView, type ReviewContext, type ReviewView } from './pr-review.js';
 import type { WindowStatus } from '../github/github.js';
 import { describeNextWindow } from '../plan/window-text.js';
@@ -81,11 +81,6 @@ export function readMeta(body: string | null | undefined): PullRequestMeta | nul
   }
 }
 
-function heldBackReason(decision: Decision): string {
-  if (decision.action === 'wait') return reasonMarkdown(NO_FREE_WINDOW);
-  return decision.reason ? `**${decision.reason}**: ${reasonMarkdown(REASON_TEXT[decision.reason])}` : 'held back';
-}
-
 /** `-50%`, `+12.5%`; `new` for a value that was not set or was zero, `removed` for a removed limit. */
 export function formatPercent(change: Pick<Change, 'from' | 'to'>): string {
   if (change.to === null) return 'removed';
@@ -146,7 +141,7 @@ export function bodyView(group: PrGroup, status: WindowStatus, meta: PullRequest
     heldBack: group.heldBack.map((decision) => ({
       workload: codeCell(targetName(decision.target)),
       changes: literalCell(describeChanges(decision.changes)),
-      reason: heldBackReason(decision),
+      reason: heldReasonMarkdown(decision) ?? 'held back',
     })),
     review: context ? reviewView(group.proposed, context) : null,
     meta: metaMarker(meta),

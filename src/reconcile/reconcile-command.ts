@@ -1,18 +1,17 @@
 // `kerf-gitops reconcile`: its flags on top of plan's, the ports built from the environment, the
 // summary printed, and the exit code (0 all done, 1 some group failed, 2 bad input).
-import { hostname } from 'node:os';
 import type { GroupBy } from '../model/types.js';
-import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import type { ClusterConnection } from '../cluster/environment.js';
 import type { Logger } from '../util/logger.js';
 import { wantsCluster } from '../plan/cluster-source.js';
-import { wantsVpa } from '../import/from-vpas.js';
 import { InputError } from '../util/input-error.js';
 import { hasErrors } from '../plan/plan.js';
-import { connectLoop } from './close-loop.js';
+import { closeLoop, connectLoop, type LoopPorts } from './close-loop.js';
 import type { PlanOptions } from '../plan/run-plan.js';
 import { createGit, GitError } from '../git/git.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/github.js';
-import { reconcile, type ReconcileOptions, type ReconcilePorts } from './reconcile.js';
+import { finishRun, reconcile, type ReconcileOptions, type ReconcilePorts } from './reconcile.js';
+import type { ReconcileResult } from './change-set.js';
 import { renderReconcileTable } from './reconcile-table.js';
 import { redact } from '../util/redact.js';
 
@@ -54,27 +53,35 @@ export function reconcileFlags(extra: ParsedFlags): Omit<ReconcileOptions, keyof
   };
 }
 
+/** What only the edge knows: who runs (the Events' reportingInstance, the host) and the wall clock. */
+export interface RunEdge {
+  identity: string;
+  clock: () => Date;
+}
+
 /** What a reconcile run works with, built from its environment by the CLI and the Action alike. */
 export interface ReconcileSetup {
-  /** The cluster the run reads and writes (`--recommendations cluster`) or reads VPAs from (`vpa`): the one given, or KUBECONFIG's / in-cluster. */
-  cluster?: ClusterConnection;
-  ports: Pick<ReconcilePorts, 'git' | 'github' | 'secrets' | 'afterRun'>;
+  ports: Pick<ReconcilePorts, 'git' | 'github' | 'secrets' | 'clock'>;
+  /** The ports of closing the loop after the run, with `--recommendations cluster` and a cluster that loads. */
+  loop?: LoopPorts;
 }
 
 /**
  * Git (the clone's origin, pushed with the token), GitHub (GITHUB_TOKEN, GITHUB_REPOSITORY,
- * GITHUB_API_URL), and with `--recommendations cluster` the cluster connection and the loop hook
- * (status write-back, merged-and-synced, health watch, rollback). A dry run needs neither token
- * nor remote and closes no loop; missing GitHub settings or a clone without origin are input errors.
+ * GITHUB_API_URL), and with `--recommendations cluster` the loop's ports (status write-back,
+ * merged-and-synced, health watch, rollback). A dry run needs neither token nor remote and closes
+ * no loop; missing GitHub settings or a clone without origin are input errors.
  */
 export async function reconcilePorts(
+  /** `cluster`: the one the run reads and writes (`--recommendations cluster`) or reads VPAs from (`vpa`), as the edge connected it. */
   options: Pick<ReconcileOptions, 'repo' | 'recommendations' | 'dryRun'> & { cluster?: ClusterConnection },
   env: NodeJS.ProcessEnv,
+  edge: RunEdge,
   log?: Logger,
 ): Promise<ReconcileSetup> {
-  const cluster = options.cluster ?? (wantsCluster(options.recommendations) || wantsVpa(options.recommendations) ? clusterFromEnvironment() : undefined);
+  const { cluster } = options;
   const secrets = env.GITHUB_TOKEN ? [env.GITHUB_TOKEN] : [];
-  const setup = (ports: ReconcileSetup['ports']): ReconcileSetup => ({ ...(cluster && { cluster }), ports });
+  const setup = (ports: ReconcileSetup['ports'], loop?: LoopPorts): ReconcileSetup => ({ ports, ...(loop && { loop }) });
   if (options.dryRun) return setup({ secrets });
   let github;
   try {
@@ -87,33 +94,44 @@ export async function reconcilePorts(
     throw error instanceof GitError ? new InputError(error.message) : error;
   });
   const port = createGitHub({ ...github, ...(log && { log }) });
+  const ports = { git, github: port, secrets, clock: edge.clock };
   // A cluster whose configuration cannot even be loaded fails the plan's read with the same error
   // (one connection, remembered), which the plan reports: the run goes on with Git alone, no loop.
   // The loop writes RightsizingRecommendations' status: VPAs have none, so `--recommendations vpa` only reads.
-  if (!cluster || !wantsCluster(options.recommendations) || !(await cluster.port().then(() => true, () => false))) return setup({ git, github: port, secrets });
-  const afterRun = await connectLoop({ cluster, ports: { git, github: port }, repo: options.repo, identity: hostname(), ...(log && { log }) });
-  return setup({ git, github: port, secrets, afterRun });
+  if (!cluster || !wantsCluster(options.recommendations) || !(await cluster.port().then(() => true, () => false))) return setup(ports);
+  return setup(ports, await connectLoop({ cluster, ports: { git, github: port }, repo: options.repo, identity: edge.identity, ...(log && { log }) }));
+}
+
+/**
+ * One reconcile run as the CLI and the Action make it, in sequence: reconcile, then (with the
+ * loop's ports) closeLoop on what the run worked from, then the dashboard from both.
+ */
+export async function reconcileThenCloseLoop(options: ReconcileOptions, ports: ReconcilePorts, loop?: LoopPorts): Promise<ReconcileResult> {
+  const reconciled = await reconcile(options, ports);
+  const closed = reconciled.basis && loop ? await closeLoop({ basis: reconciled.basis, pullRequests: reconciled.result.pullRequests }, loop) : { pullRequests: [], errors: [] };
+  return finishRun(reconciled, closed, ports);
 }
 
 export async function runReconcileCommand(
   parsed: PlanOptions & { output: 'table' | 'json'; extra: ParsedFlags; cluster?: ClusterConnection },
   env: NodeJS.ProcessEnv,
+  edge: RunEdge & { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   const { extra, ...planOptions } = parsed;
   const options = { ...planOptions, ...reconcileFlags(extra) };
-  const { cluster, ports } = await reconcilePorts(options, env);
+  const { ports, loop } = await reconcilePorts(options, env, edge);
   const secrets = ports.secrets ?? [];
   let result;
   try {
-    result = await reconcile({ ...options, ...(cluster && { cluster }) }, ports);
+    result = await reconcileThenCloseLoop(options, ports, loop);
   } catch (error) {
     // Git or GitHub failing before any group could start (no access, no network): one line, exit 1.
     if (!(error instanceof GitError || error instanceof GitHubError)) throw error;
-    process.stderr.write(`kerf-gitops: ${redact(error.message, secrets)}\n`);
+    edge.stderr.write(`kerf-gitops: ${redact(error.message, secrets)}\n`);
     return 1;
   }
   const text = options.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderReconcileTable(result);
-  process.stdout.write(redact(text, secrets));
+  edge.stdout.write(redact(text, secrets));
   // Any error fails the run (the rest was still done): an invalid policy must not be a green run.
   return result.errors.length > 0 || hasErrors(result.plan.errors) ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 // The reconcile summary for people: one row per PR group, then (dry run) what would be written.
 import { skipLines } from '../import/resources.js';
-import type { ReconcileResult } from './reconcile.js';
+import type { ReconcileResult } from './change-set.js';
 
 export function renderReconcileTable(result: ReconcileResult): string {
   const header = ['ACTION', 'BRANCH', 'PR', 'STATUS', 'REASON'];

@@ -1,25 +1,42 @@
-// The reconcile run: plan → edits → branches → pull requests → statuses → a summary. Every effect
-// goes through the ports; a run that finds nothing new pushes nothing and writes nothing.
+// The reconcile run: plan → change sets → branches → pull requests → statuses → a summary. Every
+// effect goes through the ports; a run that finds nothing new pushes nothing and writes nothing.
+// A dry run takes the same path with the writes switched off (Renovate's dry-run guards): it reads
+// nothing from GitHub, assumes no open PRs and touches no ref, so it cannot disagree with a real run.
+// Closing the loop with the cluster is the caller's next step (`closeLoop`), then the dashboard.
 import type { Decision, GroupBy, KerfConfig, ObjectRef } from '../model/types.js';
 import type { Logger } from '../util/logger.js';
 import { workloadKey } from '../util/workload-key.js';
 import { selectPolicy } from '../rules/policy-match.js';
 import { pauseOrFreeze } from '../rules/decide.js';
 import { planEdits } from '../plan/edits.js';
-import type { Plan } from '../plan/plan.js';
 import { runPlan, type PlanOptions, type PlanRun } from '../plan/run-plan.js';
-import { DEFAULT_AUTHOR, type CommitInfo, type GitIdentity, type GitPort, type PushResult, type Worktree } from '../git/git.js';
-import { GitHubError, type GitHubPort, type IssueRef, type OpenPullRequest } from '../github/github.js';
+import type { CommitInfo, GitIdentity, GitPort, PushResult, Worktree } from '../git/git.js';
+import type { GitHubPort, OpenPullRequest } from '../github/github.js';
 import { DASHBOARD_MARKER, DASHBOARD_TITLE, readChoices, renderDashboard, type DashboardChoices } from './dashboard.js';
-import { changeSetHash, changeSetOfMessage, commitMessage, groupDecisions, pullRequestTitle, splitToFit, targetName, type PrGroup } from '../plan/groups.js';
-import { boundBody, code, GITHUB_BODY_LIMIT } from './markdown.js';
-import { bodyView, loadBodyTemplate, metaMarker, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
+import { changeSetOfMessage, groupDecisions, splitToFit, targetName, type PrGroup } from '../plan/groups.js';
+import { code, GITHUB_BODY_LIMIT } from './markdown.js';
+import { loadBodyTemplate, readMeta, withMeta, type PullRequestMeta, type RenderBody } from './pr-body.js';
 import type { ReviewContext } from './pr-review.js';
-import { impactOf, sumTotals, type Totals } from '../plan/impact.js';
-import { NO_FREE_WINDOW, reasonWords } from '../plan/reason-text.js';
+import { impactOf, sumTotals } from '../plan/impact.js';
+import { heldReason, reasonWords } from '../plan/reason-text.js';
 import { redact } from '../util/redact.js';
-import { groupWindowStatus } from './window-status.js';
 import type { WindowStatus } from '../github/github.js';
+import {
+  ReconcileFailure,
+  renderBody,
+  rightsizeChangeSet,
+  templateText,
+  type ChangeSet,
+  type FleetTotals,
+  type LoopOutcome,
+  type PullRequestAction,
+  type PullRequestOutcome,
+  type ReconcileError,
+  type ReconcileResult,
+  type RunBasis,
+} from './change-set.js';
+import { authorOf, PullRequestWriter, sameStatus } from './publish.js';
+import { isRollbackBranch } from './rollback.js';
 
 export interface ReconcileOptions extends PlanOptions {
   dryRun: boolean;
@@ -35,69 +52,18 @@ export interface ReconcilePorts {
   /** Not needed for a dry run. */
   git?: GitPort;
   github?: GitHubPort;
-  /** The wall clock, for the hourly PR limit (GitHub's creation times are wall-clock times). */
+  /** The wall clock, for the hourly PR limit (GitHub's creation times are wall-clock times); not needed for a dry run. */
   clock?: () => Date;
   log?: Logger;
   renderBody?: RenderBody;
   /** Secrets to keep out of every message (the token). */
   secrets?: readonly string[];
-  /** Runs after the PR groups, on the same base (closing the loop with the cluster); not in a dry run. */
-  afterRun?: (context: RunContext) => Promise<{ pullRequests: PullRequestOutcome[]; errors: ReconcileError[] }>;
 }
 
-/** What a run worked from, for `afterRun`. */
-export interface RunContext {
-  defaultBranch: string;
-  /** The default branch's head the run planned on. */
-  sha: string;
-  run: PlanRun;
-  config: KerfConfig;
-  /** A work tree kerf may reset and commit in (closed after `afterRun`). */
-  worktree: Worktree;
-  /** Open PRs whose branch is under the prefix, as the run found them. */
-  openPulls: readonly OpenPullRequest[];
-  /** What the run did with each group's PR. */
-  pullRequests: readonly PullRequestOutcome[];
-}
-
-export type PullRequestAction = 'opened' | 'updated' | 'unchanged' | 'closed' | 'held';
-
-export interface PullRequestOutcome {
-  branch: string;
-  number: number | null;
-  url: string | null;
-  action: PullRequestAction;
-  reason?: string;
-  title?: string;
-  targets: string[];
-  status?: WindowStatus;
-  /** Dry run only: what would be committed and written. */
-  commitMessage?: string;
-  body?: string;
-  files?: string[];
-}
-
-export interface ReconcileError {
-  branch?: string;
-  code: string;
-  message: string;
-}
-
-export interface ReconcileResult {
-  dryRun: boolean;
-  plan: Plan;
-  pullRequests: PullRequestOutcome[];
-  errors: ReconcileError[];
-  /** Requests freed or added across replicas by every change proposed in Git (and their monthly price, with pricing). */
-  totals?: FleetTotals;
-  /** Dry run, with the dashboard on: the body the dashboard issue would get. */
-  dashboard?: string;
-}
-
-export interface FleetTotals extends Totals {
-  currency?: string;
-  /** Workloads whose changes the totals add up. */
-  workloads: number;
+/** A run's result, and (not in a dry run) what it worked from, for closing the loop and the dashboard. */
+export interface Reconciled {
+  result: ReconcileResult;
+  basis?: RunBasis;
 }
 
 /** The fleet's totals over the run's `pull-request` decisions. */
@@ -111,19 +77,6 @@ const NO_CHOICES: DashboardChoices = { hold: new Set(), repropose: new Set() };
 
 /** Labels a human puts on a kerf PR to take it over. */
 export const STOP_LABEL = 'kerf/stop-updating';
-
-export type ReconcileFailureCode = 'MissingPorts' | 'EditRefused' | 'PushRejected' | 'NoBranch';
-
-/** A failure of the run's own making; within a group it is reported and the other groups go on. */
-export class ReconcileFailure extends Error {
-  constructor(
-    readonly code: ReconcileFailureCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ReconcileFailure';
-  }
-}
 
 function withFlags(config: KerfConfig, options: ReconcileOptions): KerfConfig {
   return {
@@ -156,11 +109,7 @@ class PullRequestBudget {
 }
 
 function heldReasons(decisions: readonly Decision[]): string {
-  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${d.action === 'wait' ? `OutsideMaintenanceWindow: ${NO_FREE_WINDOW.says}` : d.reason ? `${d.reason}: ${reasonWords(d.reason)}` : d.action}`))].join('; ');
-}
-
-function targetsOf(group: PrGroup): string[] {
-  return [...group.proposed, ...group.heldBack].map((d) => targetName(d.target));
+  return [...new Set(decisions.map((d) => `${targetName(d.target)}: ${heldReason(d) ?? d.action}`))].join('; ');
 }
 
 function isKerfCommit(commit: CommitInfo, author: GitIdentity): boolean {
@@ -177,9 +126,9 @@ interface Base {
   groups: Map<string, PrGroup>;
 }
 
-export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts): Promise<ReconcileResult> {
+export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts): Promise<Reconciled> {
   const renderBody = ports.renderBody ?? (await loadBodyTemplate());
-  return options.dryRun ? dryRun(options, renderBody) : new Reconciler(options, ports, renderBody).run();
+  return new Reconciler(options, ports, renderBody).run();
 }
 
 /**
@@ -198,23 +147,9 @@ function reviewContext(run: PlanRun, config: KerfConfig, edits: readonly { path:
   };
 }
 
-/**
- * Title, body and status of a group's PR; `head` (unknown in a dry run) goes into the metadata with
- * the status. The body is bounded to GitHub's limit as the last step; what did not fit is in `rest`.
- */
-function renderGroup(group: PrGroup, renderBody: RenderBody, head: string | null, context: ReviewContext) {
-  const status = groupWindowStatus(group.proposed.length > 0 ? group.proposed : group.heldBack);
-  const changeSet = changeSetHash(group.proposed);
-  const meta: PullRequestMeta = { changeSet, targets: targetsOf(group), ...(head !== null && { head, window: status }) };
-  const marker = metaMarker(meta);
-  let rendered = renderBody(bodyView(group, status, meta, context));
-  if (group.part) {
-    const note = `> GitHub limits a description to ${GITHUB_BODY_LIMIT.toLocaleString('en-US')} characters, so this change is split over ${group.part.count} pull requests; this is part ${group.part.index}.\n\n`;
-    const at = rendered.lastIndexOf(marker);
-    rendered = at < 0 ? `${note}${rendered}` : rendered.slice(0, at) + note + rendered.slice(at);
-  }
-  const { body, rest } = boundBody(rendered, marker);
-  return { title: pullRequestTitle(group), body, rest, status, changeSet };
+/** The body from the template, for the change set at `head`. */
+function templateBody(changeSet: ChangeSet, head: string | null, render: RenderBody, context: ReviewContext) {
+  return renderBody(changeSet, head, templateText(changeSet, render, context));
 }
 
 /** A head for measuring bodies before the real one is known (the metadata holds one). */
@@ -224,71 +159,38 @@ const SOME_HEAD = '0'.repeat(40);
 const FIT_MARGIN = 4096;
 
 /** The run's PR groups, a group whose body would not fit GitHub's limit split into parts that do. */
-function fittedGroups(decisions: readonly Decision[], config: KerfConfig, renderBody: RenderBody, context: ReviewContext): PrGroup[] {
-  const fits = (group: PrGroup) => renderGroup(group, renderBody, SOME_HEAD, context).body.length <= GITHUB_BODY_LIMIT - FIT_MARGIN;
+function fittedGroups(decisions: readonly Decision[], config: KerfConfig, render: RenderBody, context: ReviewContext): PrGroup[] {
+  const fits = (group: PrGroup) => templateBody(rightsizeChangeSet(group, []), SOME_HEAD, render, context).body.length <= GITHUB_BODY_LIMIT - FIT_MARGIN;
   return groupDecisions(decisions, config).flatMap((group) => splitToFit(group, fits));
 }
 
-function sameStatus(a: WindowStatus | null | undefined, b: WindowStatus): boolean {
-  return a?.state === b.state && a.description === b.description;
-}
-
-/** Applies the group's edits to the scanned files; the decisions that landed form the PR content. */
-function groupEdits(run: PlanRun, group: PrGroup) {
+/** The group's change set: its edits applied to the scanned files, the decisions that landed its content. */
+function groupChangeSet(run: PlanRun, group: PrGroup): { changeSet: ChangeSet; errors: ReconcileError[] } {
   const edits = planEdits(run.index, group.proposed);
   const errors: ReconcileError[] = edits.errors.map((error) => ({ branch: group.branch, code: 'EditRefused', message: error.message }));
-  return { edits: edits.edits, content: { ...group, proposed: edits.applied }, errors };
+  return { changeSet: rightsizeChangeSet({ ...group, proposed: edits.applied }, edits.edits), errors };
 }
 
-/** Reads nothing from GitHub, assumes no open PRs, touches no ref: prints what a run would do. */
-async function dryRun(options: ReconcileOptions, renderBody: RenderBody): Promise<ReconcileResult> {
-  const run = await runPlan(options);
-  const config = withFlags(run.config, options);
-  const budget = new PullRequestBudget(config.prHourlyLimit, config.prConcurrentLimit, config);
-  const pullRequests: PullRequestOutcome[] = [];
-  const errors: ReconcileError[] = [];
-  for (const group of fittedGroups(run.plan.decisions, config, renderBody, reviewContext(run, config, []))) {
-    const targets = targetsOf(group);
-    if (group.proposed.length === 0) {
-      pullRequests.push({ branch: group.branch, number: null, url: null, action: 'held', reason: heldReasons(group.heldBack), targets });
-      continue;
-    }
-    const limit = budget.heldBy();
-    if (limit) {
-      pullRequests.push({ branch: group.branch, number: null, url: null, action: 'held', reason: limit, targets });
-      continue;
-    }
-    const { edits, content, errors: editErrors } = groupEdits(run, group);
-    errors.push(...editErrors);
-    if (content.proposed.length === 0) continue;
-    budget.opened();
-    const rendered = renderGroup(content, renderBody, null, reviewContext(run, config, edits));
-    pullRequests.push({
-      branch: group.branch,
-      number: null,
-      url: null,
-      action: 'opened',
-      title: rendered.title,
-      targets,
-      status: rendered.status,
-      commitMessage: commitMessage(content),
-      body: rendered.body,
-      files: edits.map((edit) => edit.path),
-    });
-  }
-  const result: ReconcileResult = { dryRun: true, plan: run.plan, pullRequests, errors, totals: fleetTotals(run, config) };
-  return config.dashboard === false ? result : { ...result, dashboard: renderDashboard(result, NO_CHOICES) };
+/** The dry run plans the checkout as it is; it has no remote branch or commit to name. */
+const CHECKOUT = 'HEAD';
+
+/** What only a real run has: the remote's ports, the clock and the PR writer. */
+interface Remote {
+  git: GitPort;
+  github: GitHubPort;
+  clock: () => Date;
+  writer: PullRequestWriter;
 }
 
 class Reconciler {
-  private readonly git: GitPort;
-  private readonly github: GitHubPort;
+  /** Undefined in a dry run: its writes are switched off. */
+  private readonly remote: Remote | undefined;
   private readonly secrets: readonly string[];
   private readonly errors: ReconcileError[] = [];
   private readonly outcomes: PullRequestOutcome[] = [];
   private worktree: Worktree | undefined;
   /** The dashboard issue as this run found it; undefined when it is off or could not be read. */
-  private dashboard: IssueRef | null | undefined;
+  private dashboard: RunBasis['dashboard'];
   private choices: DashboardChoices = NO_CHOICES;
 
   constructor(
@@ -296,112 +198,112 @@ class Reconciler {
     private readonly ports: ReconcilePorts,
     private readonly renderBody: RenderBody,
   ) {
-    if (!ports.git || !ports.github) throw new ReconcileFailure('MissingPorts', 'reconcile needs a Git and a GitHub port unless it is a dry run');
-    this.git = ports.git;
-    this.github = ports.github;
     this.secrets = ports.secrets ?? [];
+    if (options.dryRun) return;
+    const { git, github, clock } = ports;
+    if (!git || !github || !clock) throw new ReconcileFailure('MissingPorts', 'reconcile needs a Git and a GitHub port and a clock unless it is a dry run');
+    this.remote = { git, github, clock, writer: new PullRequestWriter(git, github, async () => this.worktree as Worktree, this.errors, this.secrets) };
   }
 
-  async run(): Promise<ReconcileResult> {
-    const defaultBranch = await this.git.defaultBranch();
-    const sha = (await this.git.fetch([defaultBranch], 1)).get(defaultBranch) as string;
-    this.worktree = await this.git.openWorktree(sha);
+  /** The remote, for what only a real run does; a dry run that got here would write, so it fails instead. */
+  private get live(): Remote {
+    if (!this.remote) throw new ReconcileFailure('MissingPorts', 'a dry run reads nothing from GitHub and touches no ref');
+    return this.remote;
+  }
+
+  async run(): Promise<Reconciled> {
+    if (this.options.dryRun) {
+      const base = await this.plan(CHECKOUT, CHECKOUT);
+      await this.groups(base, new Map(), new Map(), this.budget(base, []));
+      const result = this.result(base, true);
+      return { result: base.config.dashboard === false ? result : { ...result, dashboard: renderDashboard(result, NO_CHOICES) } };
+    }
+    const { git, github } = this.live;
+    const defaultBranch = await git.defaultBranch();
+    const sha = (await git.fetch([defaultBranch], 1)).get(defaultBranch) as string;
+    this.worktree = await git.openWorktree(sha);
     try {
       let base = await this.plan(defaultBranch, sha);
       const prefix = base.config.branchPrefix;
-      const remote = await this.git.branches(prefix);
-      const heads = await this.git.fetch([...remote.keys()], 2);
-      const pulls = (await this.github.listOpenPulls()).filter((pr) => pr.base === defaultBranch && pr.branch.startsWith(prefix));
-      const pullsByBranch = new Map(pulls.map((pr) => [pr.branch, pr]));
+      const remote = await git.branches(prefix);
+      const heads = await git.fetch([...remote.keys()], 2);
+      const pulls = (await github.listOpenPulls()).filter((pr) => pr.base === defaultBranch && pr.branch.startsWith(prefix));
       // A pause writes nothing, the dashboard included.
       if (base.config.dashboard !== false && !base.config.pause && !this.options.fleetPaused) await this.readDashboard();
-      const hourAgo = (this.ports.clock ?? (() => new Date()))().getTime() - 3600_000;
-      const budget = new PullRequestBudget(
-        base.config.prHourlyLimit - pulls.filter((pr) => Date.parse(pr.createdAt) > hourAgo).length,
-        base.config.prConcurrentLimit - pulls.length,
-        base.config,
-      );
-
-      for (const branch of [...base.groups.keys()]) {
-        try {
-          base = await this.group(base, branch, pullsByBranch.get(branch) ?? null, heads.get(branch) ?? null, budget);
-        } catch (error) {
-          this.fail(branch, error);
-        }
-      }
+      base = await this.groups(base, new Map(pulls.map((pr) => [pr.branch, pr])), heads, this.budget(base, pulls));
       for (const pr of pulls) {
-        if (base.groups.has(pr.branch)) continue;
+        // Revert PRs are the loop's: they are not any group's, and kerf never closes them.
+        if (base.groups.has(pr.branch) || isRollbackBranch(prefix, pr.branch)) continue;
         try {
           await this.orphan(base, pr, heads.get(pr.branch) ?? null);
         } catch (error) {
           this.fail(pr.branch, error);
         }
       }
-      if (this.ports.afterRun) {
-        const context = { defaultBranch, sha: base.sha, run: base.run, config: base.config, worktree: this.worktree, openPulls: pulls, pullRequests: [...this.outcomes] };
-        const after = await this.ports.afterRun(context);
-        this.outcomes.push(...after.pullRequests);
-        this.errors.push(...after.errors.map((error) => ({ ...error, message: redact(error.message, this.secrets) })));
-      }
-      const result = { dryRun: false, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors, totals: fleetTotals(base.run, base.config) };
-      await this.writeDashboard(result);
-      return result;
+      const basis: RunBasis = { defaultBranch, sha: base.sha, run: base.run, config: base.config, openPulls: pulls, ...(this.dashboard && { dashboard: this.dashboard }) };
+      return { result: this.result(base, false), basis };
     } finally {
       await this.worktree.close();
     }
   }
 
-  private async readDashboard(): Promise<void> {
-    try {
-      this.dashboard = await this.github.findIssue(DASHBOARD_MARKER);
-      this.choices = readChoices(this.dashboard?.body);
-    } catch (error) {
-      this.fail('dashboard', error);
-    }
+  private result(base: Base, dryRun: boolean): ReconcileResult {
+    return { dryRun, plan: base.run.plan, pullRequests: this.outcomes, errors: this.errors, totals: fleetTotals(base.run, base.config) };
   }
 
-  /** Creates the dashboard issue, or rewrites it when its content changed; an unreadable one is left alone. */
-  private async writeDashboard(result: ReconcileResult): Promise<void> {
-    if (this.dashboard === undefined) return;
-    // A re-propose box is done once this run acted on it: it comes back cleared.
-    const body = renderDashboard(result, { hold: this.choices.hold, repropose: new Set() });
+  private budget(base: Base, pulls: readonly OpenPullRequest[]): PullRequestBudget {
+    // A dry run has no open PR, so nothing to count against the hour.
+    const hourAgo = (this.remote?.clock().getTime() ?? 0) - 3600_000;
+    return new PullRequestBudget(
+      base.config.prHourlyLimit - pulls.filter((pr) => Date.parse(pr.createdAt) > hourAgo).length,
+      base.config.prConcurrentLimit - pulls.length,
+      base.config,
+    );
+  }
+
+  /** Every group of the base in turn; a group that fails is reported and the others go on. */
+  private async groups(first: Base, pullsByBranch: ReadonlyMap<string, OpenPullRequest>, heads: ReadonlyMap<string, string>, budget: PullRequestBudget): Promise<Base> {
+    let base = first;
+    for (const branch of [...base.groups.keys()]) {
+      try {
+        base = await this.group(base, branch, pullsByBranch.get(branch) ?? null, heads.get(branch) ?? null, budget);
+      } catch (error) {
+        this.fail(branch, error);
+      }
+    }
+    return base;
+  }
+
+  private async readDashboard(): Promise<void> {
     try {
-      if (this.dashboard === null) await this.github.createIssue({ title: DASHBOARD_TITLE, body });
-      else if (this.dashboard.body !== body) await this.github.updateIssue(this.dashboard.number, { body });
+      const issue = await this.live.github.findIssue(DASHBOARD_MARKER);
+      this.choices = readChoices(issue?.body);
+      this.dashboard = { issue, hold: this.choices.hold };
     } catch (error) {
       this.fail('dashboard', error);
     }
   }
 
   private fail(branch: string, error: unknown): void {
-    const code = (error as { code?: unknown }).code;
-    this.errors.push({
-      branch,
-      code: typeof code === 'string' ? code : 'Failed',
-      message: redact((error as Error)?.message ?? String(error), this.secrets),
-    });
+    this.errors.push(failure(branch, error, this.secrets));
   }
 
+  /** The plan on the work tree at the base (a dry run: on the checkout as it is). */
   private async plan(branch: string, sha: string): Promise<Base> {
-    const worktree = this.worktree as Worktree;
-    const run = await runPlan({ ...this.options, repo: worktree.root });
+    const run = await runPlan({ ...this.options, repo: this.worktree?.root ?? this.options.repo });
     const config = withFlags(run.config, this.options);
-    const webUrl = this.github.webUrl;
+    const webUrl = this.remote?.github.webUrl;
     const context = reviewContext(run, config, [], webUrl ? { webUrl, ref: branch } : undefined);
     const groups = new Map(fittedGroups(run.plan.decisions, config, this.renderBody, context).map((group) => [group.branch, group]));
     return { branch, sha, run, config, groups };
-  }
-
-  private author(base: Base): GitIdentity {
-    return base.config.author ?? DEFAULT_AUTHOR;
   }
 
   /** Why kerf must keep its hands off a branch (a human took it over), or null. */
   private async stopReason(base: Base, pr: OpenPullRequest | null, head: string | null): Promise<string | null> {
     if (pr?.labels.includes(STOP_LABEL)) return `the pull request carries the label ${STOP_LABEL}`;
     if (head === null) return null;
-    const commit = await this.git.commitInfo(head);
-    if (!isKerfCommit(commit, this.author(base))) {
+    const commit = await this.live.git.commitInfo(head);
+    if (!isKerfCommit(commit, authorOf(base.config))) {
       return `someone else pushed to the branch (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)`;
     }
     return null;
@@ -415,7 +317,7 @@ class Reconciler {
   private async noticeStopped(pr: OpenPullRequest, why: string, status?: WindowStatus): Promise<void> {
     const meta = readMeta(pr.body);
     if (meta?.stopped !== true) {
-      await this.github.comment(
+      await this.live.github.comment(
         pr.number,
         status
           ? `kerf no longer updates this branch: ${why}. It keeps setting the \`kerf/window\` status. To hand the change back to kerf, remove the label ${STOP_LABEL} and reset the branch to kerf's last commit, or delete the branch.`
@@ -423,7 +325,7 @@ class Reconciler {
       );
     }
     if (status) await this.holdStatus(pr, status, { stopped: true });
-    else if (meta && !meta.stopped) await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, stopped: true }) });
+    else if (meta && !meta.stopped) await this.live.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, stopped: true }) });
   }
 
   /**
@@ -432,35 +334,26 @@ class Reconciler {
    */
   private async movedBy(base: Base, branch: string, remoteSha: string | null): Promise<{ by: 'kerf' | 'deleted' } | { by: 'person'; why: string }> {
     if (remoteSha === null) return { by: 'deleted' };
-    await this.git.fetch([branch], 2);
-    const commit = await this.git.commitInfo(remoteSha);
-    if (isKerfCommit(commit, this.author(base))) return { by: 'kerf' };
+    await this.live.git.fetch([branch], 2);
+    const commit = await this.live.git.commitInfo(remoteSha);
+    if (isKerfCommit(commit, authorOf(base.config))) return { by: 'kerf' };
     return { by: 'person', why: `someone else pushed to the branch while kerf was working on it (commit ${code(commit.sha.slice(0, 12))} by ${code(commit.authorEmail)} is not kerf's)` };
-  }
-
-  /**
-   * Writes the status only when its state or description would change. What is on the head is
-   * known without a request when the PR's metadata recorded it for this head; a head kerf has
-   * just pushed (`fresh`) has none yet.
-   */
-  private async syncStatus(pr: OpenPullRequest | null, head: string, status: WindowStatus, fresh: boolean): Promise<void> {
-    if (!fresh) {
-      const meta = readMeta(pr?.body);
-      const current = meta?.head === head && meta.window ? meta.window : await this.github.getWindowStatus(head);
-      if (sameStatus(current, status)) return;
-    }
-    await this.github.setWindowStatus(head, status);
   }
 
   /** The status of a PR kerf does not rewrite (held, frozen, taken over), recorded in its metadata too. */
   private async holdStatus(pr: OpenPullRequest, status: WindowStatus, record: Pick<PullRequestMeta, 'stopped'> = {}): Promise<void> {
-    await this.syncStatus(pr, pr.headSha, status, false);
+    await this.live.writer.syncStatus(pr, pr.headSha, status, false);
     const meta = readMeta(pr.body);
     if (meta && (meta.head !== pr.headSha || !sameStatus(meta.window, status) || (record.stopped && !meta.stopped))) {
-      await this.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, ...record, head: pr.headSha, window: status }) });
+      await this.live.github.updatePull(pr.number, { body: withMeta(pr.body, { ...meta, ...record, head: pr.headSha, window: status }) });
     }
   }
 
+  /**
+   * One group's PR. The checks (held back, held on the dashboard, taken over, PR limits, declined)
+   * come first; a dry run has no open PR, no branch and no dashboard, and stops where a real run
+   * would first write, with what it would write.
+   */
   private async group(
     base: Base,
     branch: string,
@@ -471,23 +364,23 @@ class Reconciler {
   ): Promise<Base> {
     const group = base.groups.get(branch);
     if (!group) return base; // gone after the default branch moved; an open PR of it is handled as an orphan
-    const targets = targetsOf(group);
+    // The group as planned, before its edits are tried: its targets and status for a group held as it is.
+    const planned = rightsizeChangeSet(group, []);
     const outcome = (action: PullRequestAction, extra: Partial<PullRequestOutcome> = {}, pr: OpenPullRequest | null = existing): void => {
-      this.outcomes.push({ branch, number: pr?.number ?? null, url: pr?.url ?? null, action, targets, ...extra });
+      this.outcomes.push({ branch, number: pr?.number ?? null, url: pr?.url ?? null, action, targets: planned.targets, ...extra });
     };
 
     if (group.proposed.length === 0) {
       // Everything is held back: the branch keeps what it carries, and the status says why not to merge it.
-      const status = groupWindowStatus(group.heldBack);
-      if (existing) await this.holdStatus(existing, status);
-      outcome('held', { reason: heldReasons(group.heldBack), status });
+      if (existing) await this.holdStatus(existing, planned.status);
+      outcome('held', { reason: heldReasons(group.heldBack), status: planned.status });
       return base;
     }
 
     const keys = group.proposed.map((decision) => targetName(decision.target));
     if (keys.every((key) => this.choices.hold.has(key))) {
       // Held on the dashboard: as with the stop label, the branch and PR stay as they are.
-      if (existing) await this.holdStatus(existing, groupWindowStatus(group.proposed));
+      if (existing) await this.holdStatus(existing, planned.status);
       outcome('held', { reason: 'held on the dashboard issue: kerf proposes nothing for it until the box is cleared' });
       return base;
     }
@@ -495,7 +388,7 @@ class Reconciler {
 
     const stopped = await this.stopReason(base, existing, remoteHead);
     if (stopped) {
-      if (existing) await this.noticeStopped(existing, stopped, groupWindowStatus(group.proposed));
+      if (existing) await this.noticeStopped(existing, stopped, planned.status);
       outcome('held', { reason: `kerf stopped updating ${branch}: ${stopped}` });
       return base;
     }
@@ -508,12 +401,21 @@ class Reconciler {
       }
     }
 
-    const { edits, content, errors } = groupEdits(base.run, group);
+    const { changeSet, errors } = groupChangeSet(base.run, group);
     this.errors.push(...errors);
-    if (content.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
-    const changeSet = changeSetHash(content.proposed);
+    if (changeSet.proposed.length === 0) throw new ReconcileFailure('EditRefused', `no change of ${branch} could be written`);
+    const webUrl = this.remote?.github.webUrl;
+    const context = reviewContext(base.run, base.config, changeSet.edits, webUrl ? { webUrl, ref: base.branch } : undefined);
+    if (!this.remote) {
+      // Dry run: what the first write would be.
+      budget.opened();
+      const { body } = templateBody(changeSet, null, this.renderBody, context);
+      const files = changeSet.edits.map((edit) => edit.path);
+      outcome('opened', { title: changeSet.title, status: changeSet.status, commitMessage: changeSet.commitMessage, body, files });
+      return base;
+    }
     if (!existing) {
-      const declined = await this.declinedBy(branch, base.branch, changeSet);
+      const declined = await this.declinedBy(branch, base.branch, changeSet.hash);
       if (declined) {
         outcome('held', { reason: `a person closed #${declined.number} with this same change without merging it; kerf proposes it again only when the change differs` });
         return base;
@@ -521,12 +423,13 @@ class Reconciler {
     }
     let head = remoteHead;
     let pushed = false;
-    if (reproposed || (await this.needsRebuild(base, remoteHead, changeSet))) {
-      const result = await this.buildAndPush(base, content, edits, remoteHead);
+    const { writer } = this.remote;
+    if (reproposed || (await writer.needsRebuild(base, remoteHead, changeSet))) {
+      const result = await writer.build(base, changeSet, remoteHead);
       if (result.kind === 'lease-rejected') {
         const moved = await this.movedBy(base, branch, result.remoteSha);
         if (moved.by === 'person') {
-          if (existing) await this.noticeStopped(existing, moved.why, groupWindowStatus(content.proposed));
+          if (existing) await this.noticeStopped(existing, moved.why, changeSet.status);
           outcome('held', { reason: `kerf stopped updating ${branch}: ${moved.why} (the push lease failed)` });
         } else {
           // Another kerf run got there first (or deleted the branch): its result stands, nothing to tell anyone.
@@ -544,91 +447,15 @@ class Reconciler {
       pushed = true;
     }
     if (head === null) throw new ReconcileFailure('NoBranch', `${branch} has no head`);
-    const webUrl = this.github.webUrl;
-    const rendered = renderGroup(content, this.renderBody, head, reviewContext(base.run, base.config, edits, webUrl ? { webUrl, ref: base.branch } : undefined));
-
-    if (!existing) {
-      // The status goes on the head before the PR exists, so the body's metadata never claims a status that is not there.
-      await this.syncStatus(null, head, rendered.status, pushed);
-      const { pr, created } = await this.open(base, branch, rendered.title, rendered.body);
-      if (created) {
-        budget.opened();
-        await this.postRest(pr.number, rendered.rest);
-        if (base.config.labels.length > 0) await this.github.addLabels(pr.number, base.config.labels);
-        if (base.config.reviewers.length > 0 || base.config.teamReviewers.length > 0) {
-          await this.github.requestReviewers(pr.number, { reviewers: base.config.reviewers, teamReviewers: base.config.teamReviewers });
-        }
-        await this.autoMerge(base, pr, rendered.status);
-        outcome('opened', { title: rendered.title, status: rendered.status }, pr);
-        return base;
-      }
-      return this.update(base, branch, pr, head, pushed, rendered, targets);
-    }
-    return this.update(base, branch, existing, head, pushed, rendered, targets);
-  }
-
-  private async update(
-    base: Base,
-    branch: string,
-    pr: OpenPullRequest,
-    head: string,
-    pushed: boolean,
-    rendered: ReturnType<typeof renderGroup>,
-    targets: string[],
-  ): Promise<Base> {
-    let changed = pushed;
-    await this.syncStatus(pr, head, rendered.status, pushed);
-    if (pr.title !== rendered.title || pr.body !== rendered.body) {
-      await this.github.updatePull(pr.number, { title: rendered.title, body: rendered.body });
-      if (pr.body !== rendered.body) await this.postRest(pr.number, rendered.rest);
-      changed = true;
-    }
-    const missing = base.config.labels.filter((label) => !pr.labels.includes(label));
-    if (missing.length > 0) {
-      await this.github.addLabels(pr.number, missing);
-      changed = true;
-    }
-    if (await this.autoMerge(base, pr, rendered.status)) changed = true;
-    this.outcomes.push({ branch, number: pr.number, url: pr.url, action: changed ? 'updated' : 'unchanged', title: rendered.title, targets, status: rendered.status });
+    const published = await writer.publish(base, changeSet, existing, head, pushed, templateBody(changeSet, head, this.renderBody, context));
+    if (published.created) budget.opened();
+    this.outcomes.push(published.outcome);
     return base;
-  }
-
-  /** What did not fit a body, as follow-up comments (a new body brings its own). */
-  private async postRest(number: number, rest: readonly string[]): Promise<void> {
-    for (const [i, piece] of rest.entries()) await this.github.comment(number, `The description, continued (${i + 1} of ${rest.length}):\n\n${piece}`);
-  }
-
-  /**
-   * With `autoMerge`, enables GitHub auto-merge on a PR that waits for its window (kerf/window
-   * pending), so it merges when the status turns green; once on, it is left alone. A repository
-   * that does not allow it is reported, and the run goes on.
-   */
-  private async autoMerge(base: Base, pr: OpenPullRequest, status: WindowStatus): Promise<boolean> {
-    if (base.config.autoMerge !== true || pr.autoMerge || status.state !== 'pending') return false;
-    try {
-      return (await this.github.enableAutoMerge(pr)) === 'enabled';
-    } catch (error) {
-      if (!(error instanceof GitHubError) || error.code !== 'AutoMergeUnavailable') throw error;
-      this.errors.push({ branch: pr.branch, code: error.code, message: redact(error.message, this.secrets) });
-      return false;
-    }
-  }
-
-  /** Opens the PR; one that already exists for the branch (422) is found and taken instead. */
-  private async open(base: Base, branch: string, title: string, body: string): Promise<{ pr: OpenPullRequest; created: boolean }> {
-    try {
-      return { pr: await this.github.createPull({ branch, base: base.branch, title, body }), created: true };
-    } catch (error) {
-      if (!(error instanceof GitHubError) || error.code !== 'PullRequestExists') throw error;
-      const pr = await this.github.findOpenPull(branch, base.branch);
-      if (!pr) throw error;
-      return { pr, created: false };
-    }
   }
 
   /** The PR a person closed without merging that carried `changeSet`, or null (kerf's own closes and closed take-overs do not count). */
   private async declinedBy(branch: string, baseBranch: string, changeSet: string) {
-    const closed = await this.github.listClosedPulls(branch, baseBranch);
+    const closed = await this.live.github.listClosedPulls(branch, baseBranch);
     return (
       closed.find((pr) => {
         const meta = readMeta(pr.body);
@@ -638,30 +465,9 @@ class Reconciler {
     );
   }
 
-  /** A branch is rebuilt only when its change set differs or it no longer merges cleanly. */
-  private async needsRebuild(base: Base, head: string | null, changeSet: string): Promise<boolean> {
-    if (head === null) return true;
-    const commit = await this.git.commitInfo(head);
-    if (changeSetOfMessage(commit.message) !== changeSet) return true;
-    const [parent] = commit.parents;
-    return parent === undefined || !(await this.git.mergesCleanly(parent, head, base.sha));
-  }
-
-  private async buildAndPush(base: Base, content: PrGroup, edits: readonly { path: string; after: string }[], expected: string | null) {
-    const worktree = this.worktree as Worktree;
-    await worktree.reset(base.sha);
-    const sha = await worktree.commit(
-      edits.map((edit) => ({ path: edit.path, content: edit.after })),
-      commitMessage(content),
-      this.author(base),
-    );
-    const result = await this.git.push(sha, content.branch, expected);
-    return result.kind === 'pushed' ? { kind: 'pushed' as const, sha } : result;
-  }
-
   /** The run's base after the default branch moved, or null when it did not. */
   private async rebase(base: Base): Promise<Base | null> {
-    const sha = (await this.git.fetch([base.branch], 1)).get(base.branch) as string;
+    const sha = (await this.live.git.fetch([base.branch], 1)).get(base.branch) as string;
     if (sha === base.sha) return null;
     this.ports.log?.info('default branch moved; planning again', { branch: base.branch, from: base.sha, to: sha });
     await (this.worktree as Worktree).reset(sha);
@@ -691,7 +497,7 @@ class Reconciler {
     const told = this.closeReason(base, meta.targets, code);
     if (head !== null) {
       // Deleted only while it is still the commit kerf saw: a commit pushed since is never dropped.
-      const deleted: PushResult = await this.git.deleteBranch(pr.branch, head);
+      const deleted: PushResult = await this.live.git.deleteBranch(pr.branch, head);
       if (deleted.kind === 'rejected') throw new ReconcileFailure('PushRejected', `git refused to delete ${pr.branch}: ${deleted.message}`);
       if (deleted.kind === 'lease-rejected') {
         const moved = await this.movedBy(base, pr.branch, deleted.remoteSha);
@@ -705,8 +511,8 @@ class Reconciler {
       }
     }
     // Marked as kerf's close, so it is not taken for a person's decision on a later run.
-    await this.github.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
-    await this.github.comment(pr.number, `kerf closes this pull request: ${told}.`);
+    await this.live.github.updatePull(pr.number, { state: 'closed', body: withMeta(pr.body, { ...meta, closedBy: 'kerf' }) });
+    await this.live.github.comment(pr.number, `kerf closes this pull request: ${told}.`);
     record('closed', reason);
   }
 
@@ -745,4 +551,35 @@ class Reconciler {
       })
       .join('; ');
   }
+}
+
+function failure(branch: string, error: unknown, secrets: readonly string[]): ReconcileError {
+  const code = (error as { code?: unknown }).code;
+  return { branch, code: typeof code === 'string' ? code : 'Failed', message: redact((error as Error)?.message ?? String(error), secrets) };
+}
+
+/**
+ * The run's result with what closing the loop added, and the dashboard issue created or rewritten
+ * from it when its content changed (an unreadable one is left alone). A dry run's result is final.
+ */
+export async function finishRun(reconciled: Reconciled, loop: LoopOutcome, ports: Pick<ReconcilePorts, 'github' | 'secrets'>): Promise<ReconcileResult> {
+  const { result, basis } = reconciled;
+  if (!basis) return result;
+  const secrets = ports.secrets ?? [];
+  const finished: ReconcileResult = {
+    ...result,
+    pullRequests: [...result.pullRequests, ...loop.pullRequests],
+    errors: [...result.errors, ...loop.errors.map((error) => ({ ...error, message: redact(error.message, secrets) }))],
+  };
+  const { dashboard } = basis;
+  if (!dashboard || !ports.github) return finished;
+  // A re-propose box is done once this run acted on it: it comes back cleared.
+  const body = renderDashboard(finished, { hold: dashboard.hold, repropose: new Set() });
+  try {
+    if (dashboard.issue === null) await ports.github.createIssue({ title: DASHBOARD_TITLE, body });
+    else if (dashboard.issue.body !== body) await ports.github.updateIssue(dashboard.issue.number, { body });
+  } catch (error) {
+    finished.errors.push(failure('dashboard', error, secrets));
+  }
+  return finished;
 }

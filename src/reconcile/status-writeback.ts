@@ -5,7 +5,7 @@ import type { Change, ContainerRecommendation, Decision, ResourceName } from '..
 import { isObject } from '../util/json.js';
 import type { EventNote } from '../lifecycle/outcome.js';
 import { describeChanges } from '../plan/plan-table.js';
-import type { PullRequestOutcome } from './reconcile.js';
+import type { PullRequestOutcome } from './change-set.js';
 import { NO_FREE_WINDOW } from '../plan/reason-text.js';
 import { describeNextWindow } from '../plan/window-text.js';
 

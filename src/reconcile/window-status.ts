@@ -1,7 +1,7 @@
 // The `kerf/window` commit status (G6): branch protection holds a kerf PR's merge until its
 // changes may go in. Pure: the state follows from the decisions alone.
 import type { Decision } from '../model/types.js';
-import { reasonWords } from '../plan/reason-text.js';
+import { NO_FREE_WINDOW, reasonWords } from '../plan/reason-text.js';
 import { describeNextWindow } from '../plan/window-text.js';
 import type { WindowStatus } from '../github/github.js';
 
@@ -20,7 +20,7 @@ export function decisionWindowStatus(decision: Decision): WindowStatus {
     return { state: 'failure', description: `Do not merge: ${decision.reason ? reasonWords(decision.reason) : 'blocked'}` };
   }
   if (decision.action === 'wait') {
-    return { state: 'pending', description: 'Waiting: no maintenance window is free (none is valid, or a freeze covers every one)' };
+    return { state: 'pending', description: `Waiting: ${NO_FREE_WINDOW.short}` };
   }
   const next = describeNextWindow(decision);
   if (decision.phase === 'Deferred' && next) {

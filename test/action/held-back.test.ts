@@ -24,7 +24,7 @@ async function dryRun(edits: Record<string, (text: string) => string> = {}) {
   repo = await mkdtemp(join(tmpdir(), 'kerf-held-'));
   await cp(EXAMPLE, repo, { recursive: true });
   for (const [path, edit] of Object.entries(edits)) await writeFile(join(repo, path), edit(await readFile(join(repo, path), 'utf8')));
-  const result = await reconcile({ repo, recommendations: [], now: NOW, fleetPaused: false, cwd: process.cwd(), dryRun: true }, {});
+  const { result } = await reconcile({ repo, recommendations: [], now: NOW, fleetPaused: false, cwd: process.cwd(), dryRun: true }, {});
   const heldBack = heldBackChanges(result);
   return { result, heldBack, byTarget: new Map(heldBack.map((held) => [workloadKey(held.decision.target), held])) };
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { actionOutputs, MAX_INLINE_OUTPUT_BYTES } from '../../src/action/outputs.js';
 import { MAX_SUMMARY_BYTES, renderSummary } from '../../src/action/summary.js';
 import { heldBackChanges } from '../../src/action/held-back.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import { aChange, aDecision } from '../support/decisions.js';
 
 const WORKLOADS = 10_000;

@@ -2,7 +2,7 @@
 // it (phase, strategy, reason, next window, PRs, applied at, health); absent without a cluster.
 import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../../src/action/summary.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import type { StatusRow } from '../../src/reconcile/status-command.js';
 
 const RESULT: ReconcileResult = { dryRun: false, plan: { now: '2026-12-02T10:00:00.000Z', decisions: [], errors: [], warnings: [] }, pullRequests: [], errors: [] };

@@ -7,7 +7,7 @@ import { KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import { runHelper, type RunningHelper } from '../../src/helper/main.js';
 import { EXAMPLE, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { collectingLogger, eventually, type LogLine } from '../helper/cluster-harness.js';

@@ -8,7 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Pod } from '../../src/cluster/objects.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import { statusRows } from '../../src/reconcile/status-command.js';
 import { EXAMPLE, OWNER, SOMEONE, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
@@ -162,6 +162,10 @@ describe('the life of a rollout, from recommendation to rollback', () => {
     const original = await readFile(join(EXAMPLE, 'apps/shop/checkout.yaml'), 'utf8');
     expect(await runGit(['rev-parse', `refs/heads/${branch}:apps/shop/checkout.yaml`], { cwd: h.bare })).toBe(await runGit(['hash-object', '--stdin'], { cwd: h.bare, input: original }));
     expect(await runGit(['diff', '--name-only', 'main', `refs/heads/${branch}`], { cwd: h.bare })).toBe('apps/shop/checkout.yaml');
+    // A change set like any other: the trailer on its commit, the metadata marker in its body.
+    const message = await runGit(['log', '-1', '--format=%B', `refs/heads/${branch}`], { cwd: h.bare });
+    expect(message).toMatch(/^kerf: roll back shop\/Deployment\/checkout after a health breach \(.+\)\n\nKerf-Change-Set: [0-9a-f]{16}\n*$/);
+    expect(revert!.body).toContain(`<!-- kerf:meta {"changeSet":"${/Kerf-Change-Set: ([0-9a-f]+)/.exec(message)?.[1]}","targets":["shop/Deployment/checkout"],"head":"${head}"`);
   });
 
   it('no flapping: the next run opens nothing and proposes checkout no more; status shows the story', async () => {
@@ -169,6 +173,11 @@ describe('the life of a rollout, from recommendation to rollback', () => {
     const result = await run();
     expect(result.errors).toEqual([]);
     expect(h.gh.state.prs.length).toBe(prs);
+    // The revert PR is the loop's: no group wants its branch, and it is still not closed as an orphan.
+    const revert = prOf('kerf/_rollback/shop/deployment/checkout');
+    expect(revert).toMatchObject({ state: 'open' });
+    // Nor held by the freeze as an orphan would be: its kerf/window stays success (Z2).
+    expect(h.gh.state.statuses.filter((s) => s.sha === revert!.headSha && s.context === 'kerf/window').map((s) => s.state)).toEqual(['success']);
     expect(result.plan.decisions.find((d) => d.target.name === 'checkout')).toMatchObject({ action: 'none', phase: 'RolledBack' });
     const rows = statusRows(api.store.list('rightsizingrecommendations') as never, clock());
     expect(rows.find((row) => row.name === 'checkout')).toMatchObject({ phase: 'RolledBack', health: { state: 'Breached' }, rollbackPullRequest: { number: expect.any(Number) } });

@@ -4,7 +4,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/github/github.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import { EXAMPLE, OWNER, SOMEONE, TOKEN, startHarness, type Harness } from '../reconcile/reconcile-harness.js';

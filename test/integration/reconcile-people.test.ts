@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GitPort } from '../../src/git/git.js';
 import { readMeta } from '../../src/reconcile/pr-body.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import { runGit } from '../standins/git/run-git.js';
 import { EXAMPLE, KERF, OWNER, SOMEONE, TOKEN, reconcileStandIns, recommendationsWithout, type Harness } from '../reconcile/reconcile-harness.js';
 

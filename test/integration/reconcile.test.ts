@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
 import { EXAMPLE, KERF, OWNER, SOMEONE, TOKEN, recommendationsWithout, startHarness, type Harness } from '../reconcile/reconcile-harness.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 
 let git: GitServer;
 let h: Harness;

@@ -10,6 +10,7 @@ import {
   splitToFit,
 } from '../../src/plan/groups.js';
 import type { GroupBy } from '../../src/model/types.js';
+import { rightsizeChangeSet } from '../../src/reconcile/change-set.js';
 import { aChange, aDecision } from '../support/decisions.js';
 
 const cart = { namespace: 'shop', kind: 'Deployment', name: 'cart' };
@@ -104,7 +105,7 @@ describe('groups', () => {
 describe('commit messages and titles', () => {
   it('one workload: what changed on the subject line, then the change-set trailer', () => {
     const group = { branch: 'kerf/shop/deployment/cart', proposed: [aDecision()], heldBack: [] };
-    expect(commitMessage(group)).toBe(
+    expect(commitMessage(group, changeSetHash(group.proposed))).toBe(
       `kerf: rightsize shop/Deployment/cart (cpu 500m→250m, memory 512Mi→384Mi)\n\nKerf-Change-Set: ${changeSetHash(group.proposed)}\n`,
     );
     expect(pullRequestTitle(group)).toBe('kerf: rightsize shop/Deployment/cart');
@@ -113,7 +114,7 @@ describe('commit messages and titles', () => {
   it('several workloads: a summary line and one line per workload; N4 removals read "none"', () => {
     const orders = aDecision({ name: 'orders', changes: [aChange({ field: 'limits.cpu', from: '2', to: null })] });
     const group = { branch: 'kerf/shop/_all', proposed: [aDecision(), orders], heldBack: [] };
-    expect(commitMessage(group)).toBe(
+    expect(commitMessage(group, changeSetHash(group.proposed))).toBe(
       [
         'kerf: rightsize 2 workloads in shop',
         '',
@@ -136,7 +137,7 @@ describe('commit messages and titles', () => {
     expect(changeSetHash([{ ...a, changes: [...a.changes].reverse() }, b])).toBe(hash);
     expect(changeSetHash([aDecision({ changes: [aChange({ to: '300m' })] }), b])).not.toBe(hash);
     expect(changeSetHash([aDecision({ changes: [aChange({ from: '400m' })] }), b])).not.toBe(hash);
-    expect(changeSetOfMessage(commitMessage({ branch: 'x', proposed: [a, b], heldBack: [] }))).toBe(hash);
+    expect(changeSetOfMessage(rightsizeChangeSet({ branch: 'x', proposed: [a, b], heldBack: [] }, []).commitMessage)).toBe(hash);
     expect(changeSetOfMessage('fix: by hand\n')).toBeNull();
   });
 });

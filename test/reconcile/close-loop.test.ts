@@ -6,9 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterPort, EventRecord } from '../../src/cluster/cluster-port.js';
 import type { KubeObject } from '../../src/cluster/objects.js';
-import { closeTheLoop } from '../../src/reconcile/close-loop.js';
+import { closeLoop, type LoopPorts } from '../../src/reconcile/close-loop.js';
 import type { PullRequestState } from '../../src/github/github.js';
-import type { RunContext } from '../../src/reconcile/reconcile.js';
 import { runPlan } from '../../src/plan/run-plan.js';
 import { fakeClusterSource, wireRecommendation } from '../support/cluster-source.js';
 import { aPod, aPodContainer } from '../helper/builders.js';
@@ -77,16 +76,15 @@ async function loopWith(status: Record<string, unknown>, options: { live?: strin
     createEvent: async (event: EventRecord) => void events.push(event),
   } as unknown as ClusterPort;
   const unused = new Proxy({}, { get: (_, name) => () => Promise.reject(new Error(`unexpected call ${String(name)}`)) });
-  const hook = closeTheLoop({
+  const ports: LoopPorts = {
     cluster: port,
     pulls: { getPull: async (number) => (asked.push(number), { number, merged: false, mergedAt: null, mergeCommitSha: null, ...options.pull }) },
     revisions: { contains: async () => false },
     git: unused as never,
     github: unused as never,
     identity: 'test',
-  });
-  const context: RunContext = { defaultBranch: 'main', sha: 'a'.repeat(40), run, config: run.config, worktree: unused as never, openPulls: [], pullRequests: [] };
-  const result = await hook(context);
+  };
+  const result = await closeLoop({ basis: { defaultBranch: 'main', sha: 'a'.repeat(40), run, config: run.config, openPulls: [] }, pullRequests: [] }, ports);
   return { writes, events, asked, result };
 }
 

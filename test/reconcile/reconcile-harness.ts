@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { createGit, type GitPort } from '../../src/git/git.js';
 import { createGitHub, type GitHubOptions, type GitHubPort } from '../../src/github/github.js';
-import { reconcile, type ReconcileOptions, type ReconcilePorts, type ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileOptions } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
+import type { LoopPorts } from '../../src/reconcile/close-loop.js';
+import { reconcileThenCloseLoop } from '../../src/reconcile/reconcile-command.js';
 import type { FileChanges } from '../standins/git/bare-repo.js';
 import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { runGit } from '../standins/git/run-git.js';
@@ -43,15 +46,15 @@ export interface Harness {
   readonly gh: GitHubStandIn;
   readonly clone: string;
   readonly bare: string;
-  /** A reconcile run with real ports; `wrap` decorates them (to inject races). */
+  /** A reconcile run with real ports (then the loop, with `wrap.loop`); `wrap` decorates them (to inject races). */
   run(
     options?: Partial<ReconcileOptions>,
     wrap?: {
       git?: (port: GitPort) => GitPort;
       github?: (port: GitHubPort) => GitHubPort;
       budget?: GitHubOptions['budget'];
-      /** The afterRun hook, built over the run's own ports. */
-      afterRun?: (ports: { git: GitPort; github: GitHubPort }) => ReconcilePorts['afterRun'];
+      /** The loop's ports, built over the run's own; the loop is closed after the run, as the CLI does. */
+      loop?: (ports: { git: GitPort; github: GitHubPort }) => LoopPorts;
     },
   ): Promise<ReconcileResult>;
   /** Pushes to origin's git receive-pack so far. */
@@ -102,10 +105,10 @@ export async function startHarness(
         pacing: { writeMs: 0, notificationMs: 0 },
       });
       const ports = { git: wrap.git ? wrap.git(gitPort) : gitPort, github: wrap.github ? wrap.github(github) : github };
-      const afterRun = wrap.afterRun?.(ports);
-      return reconcile(
+      return reconcileThenCloseLoop(
         { repo: clone, recommendations: [], now: NOW, fleetPaused: false, cwd: process.cwd(), dryRun: false, ...overrides },
-        { ...ports, secrets: [TOKEN], ...(afterRun && { afterRun }) },
+        { ...ports, secrets: [TOKEN], clock: () => new Date() },
+        wrap.loop?.(ports),
       );
     },
     pushes: receivePacks,

@@ -3,23 +3,21 @@
 import { kubeClusterSource } from '../../src/cluster/cluster-reader.js';
 import { kubeClusterPort } from '../../src/cluster/kube-cluster-port.js';
 import { gitRevisions } from '../../src/git/git-history.js';
-import { closeTheLoop } from '../../src/reconcile/close-loop.js';
 import { createGitHub } from '../../src/github/github.js';
-import type { ReconcileResult } from '../../src/reconcile/reconcile.js';
+import type { ReconcileResult } from '../../src/reconcile/change-set.js';
 import { OWNER, TOKEN, type Harness } from '../reconcile/reconcile-harness.js';
 import type { KubeApi } from '../standins/kube/start-kube-api.js';
 
 export function loopRun(h: Harness, api: KubeApi, clock: () => Date): () => Promise<ReconcileResult> {
   return () =>
     h.run({ recommendations: ['cluster'], cluster: kubeClusterSource(api.kubeConfig()), now: clock() }, {
-      afterRun: ({ git: gitPort, github }) =>
-        closeTheLoop({
-          cluster: kubeClusterPort(api.kubeConfig()),
-          pulls: createGitHub({ token: TOKEN, apiUrl: h.gh.url, repository: `${OWNER}/${h.repo}`, pacing: { writeMs: 0, notificationMs: 0 } }),
-          revisions: gitRevisions(h.clone),
-          git: gitPort,
-          github,
-          identity: 'reconcile-test',
-        }),
+      loop: ({ git: gitPort, github }) => ({
+        cluster: kubeClusterPort(api.kubeConfig()),
+        pulls: createGitHub({ token: TOKEN, apiUrl: h.gh.url, repository: `${OWNER}/${h.repo}`, pacing: { writeMs: 0, notificationMs: 0 } }),
+        revisions: gitRevisions(h.clone),
+        git: gitPort,
+        github,
+        identity: 'reconcile-test',
+      }),
     });
 }

@@ -5,7 +5,7 @@ import { editHelmValues } from '../../src/manifests/helm/values-edit.js';
 import { EditError } from '../../src/manifests/edit-resources.js';
 import type { HelmValuesSource } from '../../src/model/types.js';
 
-const source = (over: Partial<HelmValuesSource>): HelmValuesSource => ({ owner: 'HelmRelease podinfo/podinfo', file: 'f.yaml', document: 0, valuesPath: [], embedded: false, containers: {}, ...over });
+const source = (over: Partial<HelmValuesSource>): HelmValuesSource => ({ owner: 'HelmRelease podinfo/podinfo', file: 'f.yaml', document: 0, valuesPath: [], embedded: false, containers: {}, entry: 0, fingerprint: 'sha256:0', ...over });
 
 // Shaped like fluxcd/flux2-kustomize-helm-example apps/base/podinfo/release.yaml.
 const HELM_RELEASE = `---

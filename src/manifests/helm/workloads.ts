@@ -2,6 +2,7 @@
 // `.kerf/config.yaml` says where the values setting its containers' resources are. A mapped
 // workload joins the index like a manifest one (its edits go to the values); a broken entry holds
 // its workload with the reason, never a guess.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -109,20 +110,40 @@ function readValues(index: RepoIndex, source: HelmValuesSource): unknown {
   return values;
 }
 
+/** JSON with every object's keys sorted, so the same entry written in another key order is the same mapping. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** `sha256:<hex>` of a `helm:` entry as written (its place in the list aside). */
+export function mappingFingerprint(mapping: HelmMapping): string {
+  const { index: _index, invalid: _invalid, ...entry } = mapping;
+  return `sha256:${createHash('sha256').update(canonical(entry)).digest('hex')}`;
+}
+
+/** The namespace of the object `found` in `path`: its own, or `default`. */
+function namespaceOf(object: Json): string {
+  return isObject(object.metadata) && typeof object.metadata.namespace === 'string' && object.metadata.namespace !== '' ? object.metadata.namespace : 'default';
+}
+
 async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<HelmValuesSource> {
   const containers = Object.fromEntries(Object.entries(mapping.containers).map(([name, path]) => [name, path.split('.')]));
+  const identity = { entry: mapping.index, fingerprint: mappingFingerprint(mapping) };
   if (mapping.valuesFile !== undefined) {
     const file = await repoFile(index, mapping.valuesFile);
     const document = file.documents[0];
     if (document !== undefined && document !== null && !isObject(document)) throw new MappingError('InvalidHelmValues', `${mapping.valuesFile} is not a mapping of values`, mapping.valuesFile);
-    return { owner: `values file ${mapping.valuesFile}`, file: mapping.valuesFile, document: 0, valuesPath: [], embedded: false, containers };
+    return { owner: `values file ${mapping.valuesFile}`, file: mapping.valuesFile, document: 0, valuesPath: [], embedded: false, containers, ...identity };
   }
   if (mapping.helmRelease) {
     const { file, name, valuesFrom } = mapping.helmRelease;
     const { document, object } = await findObject(index, file, 'HelmRelease', name);
     const owner = `HelmRelease ${name}`;
     const spec = isObject(object.spec) ? object.spec : {};
-    if (!valuesFrom) return { owner, file, document, valuesPath: ['spec', 'values'], embedded: false, containers };
+    const release = { kind: 'HelmRelease' as const, namespace: namespaceOf(object), name };
+    if (!valuesFrom) return { owner, file, document, valuesPath: ['spec', 'values'], embedded: false, containers, ...identity, release };
     const valuesKey = valuesFrom.valuesKey ?? 'values.yaml';
     const listed = (Array.isArray(spec.valuesFrom) ? spec.valuesFrom : []).find(
       (entry) => isObject(entry) && entry.kind === valuesFrom.kind && entry.name === valuesFrom.name && (entry.valuesKey ?? 'values.yaml') === valuesKey,
@@ -136,7 +157,18 @@ async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<Hel
       const encoded = valuesFrom.kind === 'Secret' && isObject(found.object.data) && valuesKey in found.object.data;
       throw new MappingError(encoded ? 'UnsupportedHelmValues' : 'HelmValuesNotFound', `${valuesFrom.kind} ${valuesFrom.name} has no ${holder}.${valuesKey}${encoded ? ' (only base64 data, which kerf does not rewrite)' : ''}`, valuesFrom.file);
     }
-    return { owner: `${valuesFrom.kind} ${valuesFrom.name}`, file: valuesFrom.file, document: found.document, valuesPath: [holder, valuesKey], embedded: true, containers };
+    return {
+      owner: `${valuesFrom.kind} ${valuesFrom.name}`,
+      file: valuesFrom.file,
+      document: found.document,
+      valuesPath: [holder, valuesKey],
+      embedded: true,
+      containers,
+      ...identity,
+      release,
+      // Flux reads valuesFrom in the HelmRelease's own namespace.
+      valuesFrom: { kind: valuesFrom.kind, namespace: release.namespace, name: valuesFrom.name },
+    };
   }
   const { file, name, source, values } = mapping.application as NonNullable<HelmMapping['application']>;
   const { document, object } = await findObject(index, file, 'Application', name);
@@ -150,7 +182,7 @@ async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<Hel
     // Argo CD lays valuesObject over values: a resources block there would win over the edit.
     refuseOverride(helm.valuesObject, containers, `${owner} helm.valuesObject`, file);
   } else if (!isObject(helm.valuesObject)) throw new MappingError('HelmValuesNotFound', `${owner} in ${file} has no ${sourcePath.join('.')}.helm.valuesObject mapping`, file);
-  return { owner, file, document, valuesPath: [...sourcePath, 'helm', field], embedded: field === 'values', containers };
+  return { owner, file, document, valuesPath: [...sourcePath, 'helm', field], embedded: field === 'values', containers, ...identity, release: { kind: 'Application', namespace: namespaceOf(object), name } };
 }
 
 /** Values laid over the edited ones must not set the same resources, or the edit would not take. */

@@ -109,13 +109,17 @@ function replaceBlockLines(text: string, scalar: Scalar, inner: string, edited: 
   while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head++;
   let tail = 0;
   while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail++;
-  const from = lineStarts[head];
+  // Lines added after the block's last line (a mapping inserted under its last key) go at its end.
+  const from = lineStarts[head] ?? (head === lineStarts.length ? end : undefined);
   const to = lineStarts[oldLines.length - tail] ?? end;
   if (from === undefined) throw new EditError('VerifyFailed', subject, 'the edited lines lie outside the block');
   const eol = detectEol(text);
   const replaced = newLines.slice(head, newLines.length - tail).map((line) => (line === '' ? '' : `${indent}${line}`) + eol).join('');
+  const withoutLast = replaced.slice(0, replaced.length - eol.length);
+  // Added after a last line that has no newline of its own (the end of a file), they start with one and end without.
+  if (from === to && text[from - 1] !== '\n') return text.slice(0, from) + eol + withoutLast + text.slice(to);
   // A block at the very end of a file without a last newline stays without one.
-  const ending = text.slice(from, to).endsWith('\n') ? replaced : replaced.slice(0, replaced.length - eol.length);
+  const ending = from === to || text.slice(from, to).endsWith('\n') ? replaced : withoutLast;
   return text.slice(0, from) + ending + text.slice(to);
 }
 

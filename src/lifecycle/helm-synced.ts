@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import type { HelmValuesSource, RightsizingRecommendation } from '../model/types.js';
 import type { ClusterState } from '../cluster/cluster-reader.js';
 import type { KubeObject } from '../cluster/objects.js';
-import { isObject } from '../util/json.js';
+import { canonicalJson, isObject } from '../util/json.js';
 import { valueAt } from '../manifests/helm/values-edit.js';
 import { applicationOf, holdsMerge, kustomizationOf, notSynced, templateDifference, type RevisionPort } from './merged.js';
 
@@ -96,11 +96,11 @@ async function argoSynced(input: HelmSyncInput, app: KubeObject): Promise<HelmSy
     const held = await Promise.all(revisions.map((revision) => holdsMerge(revision, mergeCommit, input.revisions)));
     if (!held.includes(true)) return { synced: false, waitingFor: notSynced({ name, revision: revisions.join(', ') || null }, mergeCommit) };
   }
-  // Synced means the live objects are what the compared spec renders: that spec must be the one with the merge.
+  // Synced means the live objects are what the compared spec renders: with the values in the
+  // Application, that spec must hold the merged ones (Argo CD records it in sync.comparedTo).
   const comparedTo = isObject(sync.comparedTo) ? sync.comparedTo : undefined;
-  const spec = app.spec ?? {};
-  const current = comparedTo && (['source', 'sources'] as const).every((key) => JSON.stringify(comparedTo[key] ?? null) === JSON.stringify(spec[key] ?? null));
-  if (sync.status !== 'Synced' || comparedTo === undefined || !current) return { synced: false, waitingFor: `${name} is ${String(sync.status ?? 'not synced')}${comparedTo && !current ? ' against an earlier spec' : ''}` };
+  const current = !source.release || canonicalJson(valueAt(comparedTo, source.valuesPath.slice(1))) === canonicalJson(valueAt(app, source.valuesPath));
+  if (sync.status !== 'Synced' || !current) return { synced: false, waitingFor: `${name} is ${String(sync.status ?? 'not synced')}${current ? '' : ' against an earlier spec'}` };
   const operation = isObject(app.status?.operationState) ? app.status.operationState : {};
   if (operation.phase === 'Running') return { synced: false, waitingFor: `${name} is still syncing` };
   return { synced: true, release: `${name} (Synced${typeof sync.revision === 'string' ? ` at ${sync.revision}` : ''})` };

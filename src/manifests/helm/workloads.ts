@@ -11,7 +11,7 @@ import { decodeUtf8, parseFile, workloadKey, type RepoIndex, type ScannedFile } 
 import { PARSE_OPTIONS } from '../edit-yaml.js';
 import { valueAt } from './values-edit.js';
 import { findReleases, type HelmRelease } from './releases.js';
-import { isObject, type Json } from '../../util/json.js';
+import { canonicalJson, isObject, type Json } from '../../util/json.js';
 
 /** What the scan learnt about Helm: workloads a `helm:` entry cannot serve, and the releases in the repo. */
 export interface HelmIndex {
@@ -110,17 +110,10 @@ function readValues(index: RepoIndex, source: HelmValuesSource): unknown {
   return values;
 }
 
-/** JSON with every object's keys sorted, so the same entry written in another key order is the same mapping. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** `sha256:<hex>` of a `helm:` entry as written (its place in the list aside). */
 export function mappingFingerprint(mapping: HelmMapping): string {
   const { index: _index, invalid: _invalid, ...entry } = mapping;
-  return `sha256:${createHash('sha256').update(canonical(entry)).digest('hex')}`;
+  return `sha256:${createHash('sha256').update(canonicalJson(entry)).digest('hex')}`;
 }
 
 /** The namespace of the object `found` in `path`: its own, or `default`. */

@@ -10,12 +10,12 @@ import { diagnose, notChecked, renderFindings } from '../plan/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/github.js';
 import { planEdits } from '../plan/edits.js';
 import { hasErrors } from '../plan/plan.js';
-import { writeFilesAtomic } from '../manifests/atomic-write.js';
+import { writeFilesAtomic } from '../util/atomic-write.js';
 import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
 import { wantsCluster } from '../plan/cluster-source.js';
 import { runStatusCommand } from '../reconcile/status-command.js';
 import { VERSION } from '../version.js';
-import { IMPORT_USAGE, renderImport, runImport } from '../import/command.js';
+import { IMPORT_USAGE, renderImport, runImport } from './import-command.js';
 import { wantsVpa } from '../import/from-vpas.js';
 
 const USAGE = `usage: kerf-gitops <command> [options]

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
-import { writeFilesAtomic } from '../manifests/atomic-write.js';
+import { writeFilesAtomic } from '../util/atomic-write.js';
 import { redact } from '../util/redact.js';
 
 export interface GitIdentity {

@@ -7,7 +7,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { stringify } from 'yaml';
 import type { ObjectRef, RightsizingRecommendation } from '../model/types.js';
 import { API_VERSION } from '../model/validate.js';
-import { writeFileAtomic } from '../manifests/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 function header(recommender: string): string {
   return `# Written by kerf-gitops import ${recommender}; the next import replaces it.`;

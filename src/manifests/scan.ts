@@ -10,12 +10,13 @@ import type {
   RightsizingPolicy,
   RightsizingRecommendation,
   ContainerSpec,
+  Locator,
   Workload,
 } from '../model/types.js';
 import { workloadFromObject } from '../model/workload.js';
 import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
-import { documentLocator, type Locator } from './yaml-locate.js';
+import { documentLocator } from './yaml-locate.js';
 import type { HelmIndex } from './helm/workloads.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 import { SCANNED_KINDS, screenDocuments } from './screen.js';

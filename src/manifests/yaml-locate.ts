@@ -2,13 +2,7 @@
 // ranges. Only asked when there is a problem to report, so the file is parsed again lazily, once.
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
 
-export interface Position {
-  line: number;
-  column: number;
-}
-
-/** Position of a path (a key's own position for the last segment), or of the deepest part found. */
-export type Locator = (path: readonly (string | number)[]) => Position | undefined;
+import type { Locator, Position } from '../model/types.js';
 
 /** A locator for document `document` of `text`. */
 export function documentLocator(text: string, document: number): Locator {

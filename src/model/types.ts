@@ -329,3 +329,12 @@ export interface PlanError {
   field?: string;
   message: string;
 }
+
+/** Where a field is written in its file (1-based). */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** Position of a path (a key's own position for the last segment), or of the deepest part found. */
+export type Locator = (path: readonly (string | number)[]) => Position | undefined;

@@ -16,10 +16,10 @@ import type {
   RightsizingRecommendation,
   SourceLocation,
   WindowSpec,
+  Locator,
 } from './types.js';
 import { MODES, STRATEGIES } from './types.js';
 import { fieldPath, type ProblemCode, type SchemaIssue, validateConfigShape, validatePolicyShape, validateRecommendationShape } from './schema.js';
-import type { Locator } from '../manifests/yaml-locate.js';
 import { parseQuantity, QuantityError, type Quantity } from '../rules/quantity.js';
 import { compiledWindows } from '../rules/window-state.js';
 import { isObject, type Json } from '../util/json.js';

@@ -19,7 +19,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planEdits } from '../../src/plan/edits.js';
 import { runPlan } from '../../src/plan/run-plan.js';
-import { writeFilesAtomic } from '../../src/manifests/atomic-write.js';
+import { writeFilesAtomic } from '../../src/util/atomic-write.js';
 import { buildKustomizeGraph } from '../../src/manifests/kustomize-graph.js';
 import { WORKLOAD_KINDS, type PlanError } from '../../src/model/types.js';
 import { parseQuantity } from '../../src/rules/quantity.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planEdits } from '../../src/plan/edits.js';
 import { runPlan } from '../../src/plan/run-plan.js';
-import { writeFilesAtomic } from '../../src/manifests/atomic-write.js';
+import { writeFilesAtomic } from '../../src/util/atomic-write.js';
 import { copyToTemp, FIXTURES, hasKubectl, identityOf, kustomizeBuild, type Rendered } from '../manifests/fixtures/kustomize/harness.js';
 
 const now = new Date('2026-12-02T10:00:00Z');

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planEdits } from '../../src/plan/edits.js';
 import { runPlan } from '../../src/plan/run-plan.js';
-import { writeFilesAtomic } from '../../src/manifests/atomic-write.js';
+import { writeFilesAtomic } from '../../src/util/atomic-write.js';
 import { copyToTemp, hasKubectl, identityOf, kustomizeBuild, type Rendered } from '../manifests/fixtures/kustomize/harness.js';
 
 const REPRO = join(import.meta.dirname, '../fixtures/repro');

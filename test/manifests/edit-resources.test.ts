@@ -3,7 +3,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic, WriteFileError } from '../../src/manifests/atomic-write.js';
+import { writeFileAtomic, WriteFileError } from '../../src/util/atomic-write.js';
 import { editResources, EditError } from '../../src/manifests/edit-resources.js';
 import type { DocumentTarget, ResourceEdit } from '../../src/manifests/edit-resources.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFilesAtomic } from '../../src/manifests/atomic-write.js';
+import { writeFilesAtomic } from '../../src/util/atomic-write.js';
 
 let root = '';
 afterEach(() => rm(root, { recursive: true, force: true }));

@@ -6,11 +6,11 @@ import { parseArgs } from 'node:util';
 import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { InputError, loadConfig, scanRepo } from '../plan/inputs.js';
 import { Quantity, QuantityError } from '../rules/quantity.js';
-import { fromKrr, isKrrResult } from './krr.js';
-import { clusterVpas, fileVpas, fromVpas } from './from-vpas.js';
-import { awaitingData, DEFAULT_IMPORT_OPTIONS, repoValues, skipLines, type ImportOptions, type Skip } from './resources.js';
-import { VPA_BOUNDS, type VpaBound } from './vpa.js';
-import { writeRecommendations, type WriteResult } from './write.js';
+import { fromKrr, isKrrResult } from '../import/krr.js';
+import { clusterVpas, fileVpas, fromVpas } from '../import/from-vpas.js';
+import { awaitingData, DEFAULT_IMPORT_OPTIONS, repoValues, skipLines, type ImportOptions, type Skip } from '../import/resources.js';
+import { VPA_BOUNDS, type VpaBound } from '../import/vpa.js';
+import { writeRecommendations, type WriteResult } from '../import/write.js';
 import type { ObjectRef, RightsizingRecommendation } from '../model/types.js';
 
 export const IMPORT_USAGE = `usage: kerf-gitops import vpa [--from-cluster | --file PATH…] [options]

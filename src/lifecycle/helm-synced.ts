@@ -3,12 +3,11 @@
 // values: Flux's helm-controller upgraded the HelmRelease (its `status.history`) after the merge,
 // or Argo CD synced the Application to its merged spec. Only then does a live template without the
 // values say something: the values kerf edited are not the ones the chart sets these resources from.
-import { parse } from 'yaml';
 import type { HelmValuesSource, RightsizingRecommendation } from '../model/types.js';
 import type { ClusterState } from '../cluster/cluster-reader.js';
 import type { KubeObject } from '../cluster/objects.js';
 import { canonicalJson, isObject } from '../util/json.js';
-import { valueAt } from '../manifests/helm/values-edit.js';
+import { parseEmbeddedValues, valueAt } from '../manifests/helm/values-edit.js';
 import { applicationOf, holdsMerge, kustomizationOf, notSynced, templateDifference, type RevisionPort } from './merged.js';
 
 export type HelmSync =
@@ -80,14 +79,7 @@ async function argoSynced(input: HelmSyncInput, app: KubeObject): Promise<HelmSy
   if (source.release) {
     // The values are in the Application itself: its spec in the cluster must hold them.
     const raw = valueAt(app, source.valuesPath);
-    let values: unknown = raw;
-    if (source.embedded) {
-      try {
-        values = typeof raw === 'string' ? parse(raw) : undefined;
-      } catch {
-        values = undefined;
-      }
-    }
+    const values = source.embedded ? (typeof raw === 'string' ? parseEmbeddedValues(raw) : undefined) : raw;
     const carries = valuesDifference(values ?? {}, source, input.recommendation);
     if (carries) return { synced: false, waitingFor: `${name} in the cluster does not carry the merged values yet (${carries})` };
   } else {

@@ -3,7 +3,7 @@
 // template's container. Values embedded as a YAML string (an Argo CD `helm.values`, a ConfigMap's
 // `values.yaml`) are edited as the YAML they hold and written back into the same block scalar.
 import { isDeepStrictEqual } from 'node:util';
-import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, parseDocument, Scalar } from 'yaml';
 import type { Document, YAMLMap } from 'yaml';
 import type { HelmValuesSource } from '../../model/types.js';
 import { editResources, EditError, type ContainerLocator, type ResourceEdit } from '../edit-resources.js';
@@ -19,6 +19,12 @@ export function valueAt(root: unknown, keys: readonly string[]): unknown {
   let node = root;
   for (const key of keys) node = isJsonMap(node) ? node[key] : Array.isArray(node) && /^\d+$/.test(key) ? node[Number(key)] : undefined;
   return node;
+}
+
+/** The values a YAML string holds (an Argo CD `helm.values` as the cluster has it), or undefined when it does not parse. */
+export function parseEmbeddedValues(text: string): unknown {
+  const document = parseDocument(text, PARSE_OPTIONS);
+  return document.errors.length > 0 ? undefined : document.toJS();
 }
 
 /** Finds each container's `resources` holder: the mapping at its key path (without the last key, `resources`) under `valuesPath`. */

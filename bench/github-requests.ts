@@ -2,7 +2,7 @@
 // handful per PR, none for PRs that did not change), counted in the GitHub stand-in's log.
 import type { FileChanges } from '../test/standins/git/bare-repo.js';
 import { startGitServer } from '../test/standins/git/git-server.js';
-import { OWNER, SOMEONE, TOKEN, startHarness } from '../test/gitops/reconcile-harness.js';
+import { OWNER, SOMEONE, TOKEN, startHarness } from '../test/reconcile/reconcile-harness.js';
 
 export interface RunCount {
   requests: number;

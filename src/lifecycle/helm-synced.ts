@@ -33,21 +33,34 @@ export interface HelmSyncInput {
  */
 export async function helmReleaseSynced(input: HelmSyncInput): Promise<HelmSync | undefined> {
   const { source, state, workload } = input;
-  if (source.release?.kind === 'HelmRelease') return fluxSynced(input, source.release);
-  const app = source.release ? state.applications.find((candidate) => (candidate.metadata.namespace ?? 'default') === source.release?.namespace && candidate.metadata.name === source.release.name) : applicationOf(state, workload);
-  if (source.release && !app) return { synced: false, waitingFor: `Argo CD Application ${source.release.namespace}/${source.release.name} is not in the cluster` };
-  return app ? argoSynced(input, app) : undefined;
+  const { release } = source;
+  if (!release) {
+    const app = applicationOf(state, workload);
+    return app ? argoSynced(input, app) : undefined;
+  }
+  const live = liveObject(release.kind === 'HelmRelease' ? state.helmReleases : state.applications, release);
+  const kind = release.kind === 'HelmRelease' ? 'HelmRelease' : 'Argo CD Application';
+  if (!live) {
+    const waitingFor = release.namespace === undefined ? `no single ${kind} named ${release.name} is in the cluster (its file names no namespace)` : `${kind} ${release.namespace}/${release.name} is not in the cluster`;
+    return { synced: false, waitingFor };
+  }
+  return release.kind === 'HelmRelease' ? fluxSynced(input, live) : argoSynced(input, live);
 }
 
-async function fluxSynced(input: HelmSyncInput, release: NonNullable<HelmValuesSource['release']>): Promise<HelmSync> {
+/** The release's live object: by namespace and name, or, where its file names no namespace, the only one of that name. */
+function liveObject(objects: readonly KubeObject[], release: NonNullable<HelmValuesSource['release']>): KubeObject | undefined {
+  const named = objects.filter((object) => object.metadata.name === release.name);
+  if (release.namespace === undefined) return named.length === 1 ? named[0] : undefined;
+  return named.find((object) => (object.metadata.namespace ?? 'default') === release.namespace);
+}
+
+async function fluxSynced(input: HelmSyncInput, live: KubeObject): Promise<HelmSync> {
   const { source, mergeCommit, mergedAt } = input;
-  const name = `HelmRelease ${release.namespace}/${release.name}`;
-  const live = input.state.helmReleases.find((candidate) => (candidate.metadata.namespace ?? 'default') === release.namespace && candidate.metadata.name === release.name);
-  if (!live) return { synced: false, waitingFor: `${name} is not in the cluster` };
+  const namespace = live.metadata.namespace ?? 'default';
+  const name = `HelmRelease ${namespace}/${live.metadata.name}`;
   if (source.valuesFrom) {
-    // The edit is in a ConfigMap or Secret: the Kustomization that applies it must hold the merge.
-    const { kind, namespace, name: object } = source.valuesFrom;
-    const manager = kustomizationOf(input.state, `${namespace}_${object}__${kind}`);
+    // The edit is in a ConfigMap or Secret (Flux reads it in the HelmRelease's namespace): the Kustomization that applies it must hold the merge.
+    const manager = kustomizationOf(input.state, `${namespace}_${source.valuesFrom.name}__${source.valuesFrom.kind}`);
     if (manager && !(await holdsMerge(manager.revision, mergeCommit, input.revisions))) return { synced: false, waitingFor: notSynced(manager, mergeCommit) };
   } else {
     const carries = valuesDifference(live.spec?.values ?? {}, source, input.recommendation);
@@ -59,7 +72,7 @@ async function fluxSynced(input: HelmSyncInput, release: NonNullable<HelmValuesS
   if (typeof attempted !== 'number' || attempted < generation) return { synced: false, waitingFor: `helm-controller has not reconciled generation ${generation} of ${name} (last attempted ${typeof attempted === 'number' ? attempted : 'none'})` };
   const latest = (Array.isArray(status.history) ? status.history.filter(isObject) : [])[0];
   if (!latest) return { synced: false, waitingFor: `${name} has no release in status.history` };
-  const revision = `release ${String(latest.name ?? release.name)} v${String(latest.version ?? '?')}${typeof latest.chartVersion === 'string' ? `, chart ${latest.chartVersion}` : ''}`;
+  const revision = `release ${String(latest.name ?? live.metadata.name)} v${String(latest.version ?? '?')}${typeof latest.chartVersion === 'string' ? `, chart ${latest.chartVersion}` : ''}`;
   if (latest.status !== 'deployed') return { synced: false, waitingFor: `the latest ${revision} of ${name} is ${String(latest.status ?? 'unknown')}, not deployed` };
   // The release that last ran must be the one with the values helm-controller last attempted.
   if (typeof status.lastAttemptedConfigDigest === 'string' && typeof latest.configDigest === 'string' && status.lastAttemptedConfigDigest !== latest.configDigest) {

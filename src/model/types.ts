@@ -215,10 +215,10 @@ export interface HelmValuesSource {
   entry: number;
   /** A hash of the `helm:` entry: a mapping found wrong after a sync holds until it changes (HelmMappingMismatch). */
   fingerprint: string;
-  /** The HelmRelease or Argo CD Application that renders the workload, as it is named in the cluster (none for a plain values file). */
-  release?: { kind: 'HelmRelease' | 'Application'; namespace: string; name: string };
-  /** The ConfigMap or Secret a HelmRelease's `valuesFrom` reads, when the values are there. */
-  valuesFrom?: { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string };
+  /** The HelmRelease or Argo CD Application that renders the workload (none for a plain values file); no namespace where its file names none (a kustomization sets it). */
+  release?: { kind: 'HelmRelease' | 'Application'; namespace?: string; name: string };
+  /** The ConfigMap or Secret (in the HelmRelease's namespace) a HelmRelease's `valuesFrom` reads, when the values are there. */
+  valuesFrom?: { kind: 'ConfigMap' | 'Secret'; name: string };
 }
 
 export interface Pricing {

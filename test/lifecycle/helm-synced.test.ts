@@ -14,7 +14,7 @@ const MERGED_AT = '2026-12-02T10:00:00Z';
 const resources = { requests: { cpu: '50m', memory: '96Mi' } };
 const recommendation = aRecommendation([{ name: 'app', requests: { cpu: '50m', memory: '96Mi' }, limits: {} }]);
 const inline: HelmValuesSource = { owner: 'HelmRelease cart', file: 'apps/cart/release.yaml', document: 0, valuesPath: ['spec', 'values'], embedded: false, containers: { app: ['resources'] }, entry: 0, fingerprint: 'sha256:1', release: { kind: 'HelmRelease', namespace: 'shop', name: 'cart' } };
-const fromConfigMap: HelmValuesSource = { ...inline, owner: 'ConfigMap cart-values', file: 'apps/cart/values.yaml', valuesPath: ['data', 'values.yaml'], embedded: true, valuesFrom: { kind: 'ConfigMap', namespace: 'shop', name: 'cart-values' } };
+const fromConfigMap: HelmValuesSource = { ...inline, owner: 'ConfigMap cart-values', file: 'apps/cart/values.yaml', valuesPath: ['data', 'values.yaml'], embedded: true, valuesFrom: { kind: 'ConfigMap', name: 'cart-values' } };
 
 function helmRelease(over: { generation?: number; attempted?: number; values?: unknown; history?: Record<string, unknown>[]; lastAttemptedConfigDigest?: string } = {}): KubeObject {
   return {
@@ -67,6 +67,17 @@ describe('Flux HelmRelease', () => {
     ['valuesFrom: the Kustomization holds the merge and the release was deployed after it', fromConfigMap, { helmReleases: [helmRelease()], kustomizations: [kustomization(LATER)] }],
   ] as const)('G5 synced: %s', async (_, source, state) => {
     expect(await helmReleaseSynced(input(source, state))).toEqual({ synced: true, release: 'HelmRelease shop/cart (release cart v2, chart 1.2.0, deployed 2026-12-02T10:05:00Z)' });
+  });
+});
+
+describe('a release whose file names no namespace (a kustomization sets it)', () => {
+  const unnamespaced: HelmValuesSource = { ...inline, release: { kind: 'HelmRelease', name: 'cart' } };
+  it('is the only live HelmRelease of that name', async () => {
+    expect(await helmReleaseSynced(input(unnamespaced, { helmReleases: [helmRelease()] }))).toMatchObject({ synced: true, release: expect.stringMatching(/^HelmRelease shop\/cart /) });
+  });
+  it('is not guessed among several of that name', async () => {
+    const other = { ...helmRelease(), metadata: { name: 'cart', namespace: 'staging', generation: 2 } };
+    expect(await helmReleaseSynced(input(unnamespaced, { helmReleases: [helmRelease(), other] }))).toMatchObject({ synced: false, waitingFor: 'no single HelmRelease named cart is in the cluster (its file names no namespace)' });
   });
 });
 

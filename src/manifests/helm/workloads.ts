@@ -11,7 +11,7 @@ import { decodeUtf8, parseFile, workloadKey, type RepoIndex, type ScannedFile } 
 import { PARSE_OPTIONS } from '../edit-yaml.js';
 import { valueAt } from './values-edit.js';
 import { findReleases, type HelmRelease } from './releases.js';
-import { canonicalJson, isObject, type Json } from '../../util/json.js';
+import { canonicalJson, isObject, nonEmptyText, type Json } from '../../util/json.js';
 
 /** What the scan learnt about Helm: workloads a `helm:` entry cannot serve, and the releases in the repo. */
 export interface HelmIndex {
@@ -116,9 +116,10 @@ export function mappingFingerprint(mapping: HelmMapping): string {
   return `sha256:${createHash('sha256').update(canonicalJson(entry)).digest('hex')}`;
 }
 
-/** The namespace of the object `found` in `path`: its own, or `default`. */
-function namespaceOf(object: Json): string {
-  return isObject(object.metadata) && typeof object.metadata.namespace === 'string' && object.metadata.namespace !== '' ? object.metadata.namespace : 'default';
+/** The namespace the object's file gives it, if any. */
+function namespaceOf(object: Json): { namespace?: string } {
+  const namespace = isObject(object.metadata) ? nonEmptyText(object.metadata.namespace) : undefined;
+  return namespace === undefined ? {} : { namespace };
 }
 
 async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<HelmValuesSource> {
@@ -135,7 +136,7 @@ async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<Hel
     const { document, object } = await findObject(index, file, 'HelmRelease', name);
     const owner = `HelmRelease ${name}`;
     const spec = isObject(object.spec) ? object.spec : {};
-    const release = { kind: 'HelmRelease' as const, namespace: namespaceOf(object), name };
+    const release = { kind: 'HelmRelease' as const, ...namespaceOf(object), name };
     if (!valuesFrom) return { owner, file, document, valuesPath: ['spec', 'values'], embedded: false, containers, ...identity, release };
     const valuesKey = valuesFrom.valuesKey ?? 'values.yaml';
     const listed = (Array.isArray(spec.valuesFrom) ? spec.valuesFrom : []).find(
@@ -159,8 +160,7 @@ async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<Hel
       containers,
       ...identity,
       release,
-      // Flux reads valuesFrom in the HelmRelease's own namespace.
-      valuesFrom: { kind: valuesFrom.kind, namespace: release.namespace, name: valuesFrom.name },
+      valuesFrom: { kind: valuesFrom.kind, name: valuesFrom.name },
     };
   }
   const { file, name, source, values } = mapping.application as NonNullable<HelmMapping['application']>;
@@ -175,7 +175,7 @@ async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<Hel
     // Argo CD lays valuesObject over values: a resources block there would win over the edit.
     refuseOverride(helm.valuesObject, containers, `${owner} helm.valuesObject`, file);
   } else if (!isObject(helm.valuesObject)) throw new MappingError('HelmValuesNotFound', `${owner} in ${file} has no ${sourcePath.join('.')}.helm.valuesObject mapping`, file);
-  return { owner, file, document, valuesPath: [...sourcePath, 'helm', field], embedded: field === 'values', containers, ...identity, release: { kind: 'Application', namespace: namespaceOf(object), name } };
+  return { owner, file, document, valuesPath: [...sourcePath, 'helm', field], embedded: field === 'values', containers, ...identity, release: { kind: 'Application', ...namespaceOf(object), name } };
 }
 
 /** Values laid over the edited ones must not set the same resources, or the edit would not take. */

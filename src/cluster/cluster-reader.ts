@@ -11,6 +11,8 @@ export interface ClusterState extends ClusterSnapshot {
   applications: KubeObject[];
   /** Flux Kustomizations; empty where Flux is not installed. */
   kustomizations: KubeObject[];
+  /** Flux HelmReleases (helm.toolkit.fluxcd.io/v2); empty where helm-controller is not installed. */
+  helmReleases: KubeObject[];
 }
 
 /** The cluster as the reconciler reads it: a port, so runs are tested against the stand-in or a fake. */
@@ -30,6 +32,7 @@ export const VPA_LIST_PATH = '/apis/autoscaling.k8s.io/v1/verticalpodautoscalers
 export const SYNC_PATHS = {
   applications: '/apis/argoproj.io/v1alpha1/applications',
   kustomizations: '/apis/kustomize.toolkit.fluxcd.io/v1/kustomizations',
+  helmReleases: '/apis/helm.toolkit.fluxcd.io/v2/helmreleases',
 } as const;
 
 type Paths = Record<keyof ClusterState, string>;

@@ -27,17 +27,17 @@ function fluxRevision(value: unknown): string | null {
   return typeof value === 'string' ? (/([0-9a-f]{40,64})$/.exec(value)?.[1] ?? null) : null;
 }
 
-/** The Argo CD Application (by `status.resources`) or Flux Kustomization (by its inventory) that manages the workload. */
-export function syncManagerOf(state: Pick<ClusterState, 'applications' | 'kustomizations'>, workload: { namespace: string; kind: string; name: string }): SyncManager | undefined {
+/** The Argo CD Application whose `status.resources` lists the workload. */
+export function applicationOf(state: Pick<ClusterState, 'applications'>, workload: { namespace: string; kind: string; name: string }): KubeObject | undefined {
   const { namespace, kind, name } = workload;
-  for (const app of state.applications) {
-    const status = app.status ?? {};
-    const resources = Array.isArray(status.resources) ? status.resources.filter(isObject) : [];
-    if (!resources.some((r) => r.group === 'apps' && r.kind === kind && r.namespace === namespace && r.name === name)) continue;
-    const sync = isObject(status.sync) ? status.sync : {};
-    return { name: `Argo CD Application ${app.metadata.namespace ?? 'default'}/${app.metadata.name}`, revision: typeof sync.revision === 'string' ? sync.revision : null };
-  }
-  const id = `${namespace}_${name}_apps_${kind}`;
+  return state.applications.find((app) => {
+    const resources = Array.isArray(app.status?.resources) ? app.status.resources.filter(isObject) : [];
+    return resources.some((r) => r.group === 'apps' && r.kind === kind && r.namespace === namespace && r.name === name);
+  });
+}
+
+/** The Flux Kustomization whose inventory holds the object of `id` (`<namespace>_<name>_<group>_<kind>`), with its applied revision. */
+export function kustomizationOf(state: Pick<ClusterState, 'kustomizations'>, id: string): SyncManager | undefined {
   for (const kustomization of state.kustomizations) {
     const status = kustomization.status ?? {};
     const inventory = isObject(status.inventory) && Array.isArray(status.inventory.entries) ? status.inventory.entries.filter(isObject) : [];
@@ -47,17 +47,36 @@ export function syncManagerOf(state: Pick<ClusterState, 'applications' | 'kustom
   return undefined;
 }
 
+/** The Argo CD Application (by `status.resources`) or Flux Kustomization (by its inventory) that manages the workload. */
+export function syncManagerOf(state: Pick<ClusterState, 'applications' | 'kustomizations'>, workload: { namespace: string; kind: string; name: string }): SyncManager | undefined {
+  const app = applicationOf(state, workload);
+  if (app) {
+    const sync = isObject(app.status?.sync) ? app.status.sync : {};
+    return { name: `Argo CD Application ${app.metadata.namespace ?? 'default'}/${app.metadata.name}`, revision: typeof sync.revision === 'string' ? sync.revision : null };
+  }
+  return kustomizationOf(state, `${workload.namespace}_${workload.name}_apps_${workload.kind}`);
+}
+
+/** Whether `revision` is the merge commit or holds it. */
+export async function holdsMerge(revision: string | null, mergeCommit: string, revisions: RevisionPort): Promise<boolean> {
+  return revision !== null && (revision === mergeCommit || (await revisions.contains(revision, mergeCommit)));
+}
+
+/** How the live template differs from the recommendation, or null when it carries the values. */
+export function templateDifference(workload: KubeObject, recommendation: RightsizingRecommendation): string | null {
+  const live = liveWorkload(workload);
+  if (!live) return `${workload.kind} ${workload.metadata.name} is not a workload kerf rightsizes`;
+  const differences = computeChanges(live, recommendation.containers);
+  return differences.length > 0 ? `the live template still has ${differences.map((c) => `${c.container} ${c.field} ${c.from ?? 'unset'}`).join(', ')}` : null;
+}
+
 /**
  * Why the live workload does not run the recommendation yet (its template differs, or its
  * controller has not observed the template's generation), or null when it does.
  */
 export function liveTemplateLag(workload: KubeObject, recommendation: RightsizingRecommendation): string | null {
-  const live = liveWorkload(workload);
-  if (!live) return `${workload.kind} ${workload.metadata.name} is not a workload kerf rightsizes`;
-  const differences = computeChanges(live, recommendation.containers);
-  if (differences.length > 0) {
-    return `the live template still has ${differences.map((c) => `${c.container} ${c.field} ${c.from ?? 'unset'}`).join(', ')}`;
-  }
+  const difference = templateDifference(workload, recommendation);
+  if (difference) return difference;
   const generation = workload.metadata.generation ?? 1;
   const observed = workload.status?.observedGeneration;
   if (typeof observed !== 'number' || observed < generation) {
@@ -78,7 +97,10 @@ export async function mergeReached(input: {
   if (lag) return { reached: false, waitingFor: lag };
   const { manager, mergeCommit } = input;
   if (!manager) return { reached: true };
-  const { revision } = manager;
-  if (revision !== null && (revision === mergeCommit || (await input.revisions.contains(revision, mergeCommit)))) return { reached: true };
-  return { reached: false, waitingFor: `${manager.name} synced ${revision ?? 'no revision'}, which does not contain the merge commit ${mergeCommit}` };
+  if (await holdsMerge(manager.revision, mergeCommit, input.revisions)) return { reached: true };
+  return { reached: false, waitingFor: notSynced(manager, mergeCommit) };
+}
+
+export function notSynced(manager: SyncManager, mergeCommit: string): string {
+  return `${manager.name} synced ${manager.revision ?? 'no revision'}, which does not contain the merge commit ${mergeCommit}`;
 }

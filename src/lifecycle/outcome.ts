@@ -49,7 +49,7 @@ const WARNINGS: ReadonlySet<EventAction> = new Set(['Fallback', 'RolledBack']);
 export function workloadEvent(workload: KubeObject, event: EventNote, reportingInstance: string, eventTime: Date): EventRecord {
   const namespace = workload.metadata.namespace ?? 'default';
   const warning =
-    WARNINGS.has(event.action) || event.reason === 'PodDisruptionBudget' || (event.action === 'Applied' && event.reason === 'OutsideMaintenanceWindow');
+    WARNINGS.has(event.action) || event.reason === 'PodDisruptionBudget' || event.reason === 'HelmMappingMismatch' || (event.action === 'Applied' && event.reason === 'OutsideMaintenanceWindow');
   return {
     regarding: {
       apiVersion: 'apps/v1',

@@ -44,13 +44,16 @@ export type HoldReason =
   | 'PodDisruptionBudget'
   | 'OutsideMaintenanceWindow'
   /** The policy that covers the workload has an error outside its windows: nothing acts until it is fixed. */
-  | 'InvalidPolicy';
+  | 'InvalidPolicy'
+  /** A merged and synced change of a Helm workload's values did not reach its pods: the `helm:` entry is wrong, and holds until it changes. */
+  | 'HelmMappingMismatch';
 /** Why the effective strategy differs from the configured one. */
 export type StrategyReason = 'Fallback' | 'HPACoordination' | 'JVMMemory';
 export type Reason = HoldReason | StrategyReason;
 /** Precedence of hold reasons: the first that holds wins. */
 export const HOLD_REASONS: readonly HoldReason[] = [
   'InvalidPolicy',
+  'HelmMappingMismatch',
   'Paused',
   'FreezeWindow',
   'UnsupportedNode',
@@ -209,6 +212,14 @@ export interface HelmValuesSource {
   embedded: boolean;
   /** Per container: keys from the values root to its `resources`. */
   containers: Record<string, string[]>;
+  /** The index of the `helm:` entry, for messages. */
+  entry: number;
+  /** A hash of the `helm:` entry: a mapping found wrong after a sync holds until it changes (HelmMappingMismatch). */
+  fingerprint: string;
+  /** The HelmRelease or Argo CD Application that renders the workload (none for a plain values file); no namespace where its file names none (a kustomization sets it). */
+  release?: { kind: 'HelmRelease' | 'Application'; namespace?: string; name: string };
+  /** The ConfigMap or Secret (in the HelmRelease's namespace) a HelmRelease's `valuesFrom` reads, when the values are there. */
+  valuesFrom?: { kind: 'ConfigMap' | 'Secret'; name: string };
 }
 
 export interface Pricing {

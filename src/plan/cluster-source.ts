@@ -87,16 +87,27 @@ export function rolledBackGeneration(status: Record<string, unknown>): number | 
 
 /**
  * What only the cluster knows, laid over Git's decisions: an in-place change the helper found
- * blocked (N1, N2, SR3 on the nodes it runs on) is blocked, and a change rolled back after a
- * breach is not proposed again until its recommendation's spec changes (no flapping).
+ * blocked (N1, N2, SR3 on the nodes it runs on) is blocked, a change rolled back after a breach is
+ * not proposed again until its recommendation's spec changes (no flapping), and a Helm workload
+ * whose `helm:` entry a synced merge proved wrong is held until that entry changes.
  */
-export function withClusterRecords(decisions: readonly Decision[], view: ClusterView): Decision[] {
+export function withClusterRecords(decisions: readonly Decision[], view: ClusterView, index: RepoIndex): Decision[] {
   return decisions.map((decision) => {
     const found = recommendationOf(view, decision.target);
     if (!found) return decision;
     const { status, generation } = found;
     if (status.phase === 'RolledBack' && rolledBackGeneration(status) === generation) {
       return { ...decision, action: 'none', phase: 'RolledBack', reason: null, nextWindow: null };
+    }
+    const helm = index.workloads.get(workloadKey(decision.target))?.helm;
+    // Only what kerf would write to Git is held: no policy, report-only and in-place changes stay as decided.
+    if (helm && status.helmMappingMismatch === helm.fingerprint && decision.configuredStrategy !== null && decision.strategy !== 'in-place' && decision.phase !== 'Recommended') {
+      const { nextWindowSpan: _span, ...held } = decision;
+      const message =
+        status.reason === 'HelmMappingMismatch' && typeof status.message === 'string'
+          ? status.message
+          : `helm[${helm.entry}] of .kerf/config.yaml was found wrong after a merged change of its values was synced; no pull request is opened for this workload until that entry changes`;
+      return { ...held, action: 'blocked', phase: 'Blocked', reason: 'HelmMappingMismatch', nextWindow: null, message };
     }
     if (decision.action === 'in-place' && status.phase === 'Blocked' && status.strategy === 'in-place' && typeof status.reason === 'string') {
       return { ...decision, action: 'blocked', phase: 'Blocked', reason: status.reason as Decision['reason'] };

@@ -23,6 +23,10 @@ interface ReasonText {
 
 export const REASON_TEXT: Record<Reason, ReasonText> = {
   InvalidPolicy: { says: 'the policy that covers this workload is invalid', todo: 'fix the field `kerf-gitops doctor` names; nothing acts until then' },
+  HelmMappingMismatch: {
+    says: 'a merged change of this Helm workload\'s values was synced, but the workload does not run them: its `helm:` entry maps values the chart does not use for these resources',
+    todo: 'correct the entry in `.kerf/config.yaml` (the values path of each container); nothing is proposed until it changes',
+  },
   Paused: { says: 'kerf is paused for this cluster or the whole fleet', todo: 'unpause when ready (`pause` in .kerf/config.yaml, the action input `pause` or `KERF_PAUSE`)' },
   FreezeWindow: { says: 'a freeze window is open', todo: 'wait for it to close, or fix the invalid freeze window the errors name' },
   UnsupportedNode: { says: 'a node of the workload cannot resize pods in place (swap, or a static CPU or memory manager)', todo: 'use the `rollout` strategy for this workload' },

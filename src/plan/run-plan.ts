@@ -65,7 +65,7 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
   }
   index.errors.unshift(...configErrors);
   const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now });
-  if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster);
+  if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster, index);
   if (skips) plan.skipped = skips;
   return { plan, index, config, recommendations, ...(cluster && { cluster }) };
 }

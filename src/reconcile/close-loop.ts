@@ -3,7 +3,7 @@
 // values; a breach of a rollout → RolledBack and a revert PR (Z2); otherwise the run's decision
 // (Proposed, Deferred, Blocked …) — written through the life cycle's writer (src/lifecycle), which
 // leaves the helper's stages (in-place changes, G2; OnDelete eviction blocks) to the helper.
-import type { Decision, RightsizingPolicy } from '../model/types.js';
+import type { Decision, HelmValuesSource, RightsizingPolicy } from '../model/types.js';
 import type { KubeObject } from '../cluster/objects.js';
 import { workloadKey } from '../util/workload-key.js';
 import { selectPolicy } from '../rules/policy-match.js';
@@ -20,7 +20,8 @@ import { recommendationsInRepo, rolledBackGeneration, type ClusterRecommendation
 import { gitRevisions } from '../git/git-history.js';
 import type { GitPort, Worktree } from '../git/git.js';
 import type { GitHubPort } from '../github/github.js';
-import { mergeReached, syncManagerOf, type PullRequestReader } from '../lifecycle/merged.js';
+import { mergeReached, syncManagerOf, templateDifference, type PullRequestReader } from '../lifecycle/merged.js';
+import { helmReleaseSynced, mappingMismatchMessage } from '../lifecycle/helm-synced.js';
 import type { RevisionPort } from '../git/git-history.js';
 import type { LoopOutcome, PullRequestOutcome, ReconcileError, RunBasis } from './change-set.js';
 import { PullRequestWriter } from './publish.js';
@@ -145,14 +146,28 @@ class Loop {
       if (workload && pullRequest) await this.applied(found, decision, pullRequest, null, write);
       return;
     }
-    if (pullRequest && AWAITING_MERGE.has(String(status.phase)) && !this.open.has(pullRequest.number)) {
+    const helm = this.basis.run.index.workloads.get(key)?.helm;
+    // A merge already judged against an earlier helm: entry says nothing about the entry of today.
+    const judgedOtherMapping = status.reason === 'HelmMappingMismatch' && status.helmMappingMismatch !== helm?.fingerprint;
+    if (pullRequest && AWAITING_MERGE.has(String(status.phase)) && !this.open.has(pullRequest.number) && !judgedOtherMapping) {
       const pull = await this.ports.pulls.getPull(pullRequest.number);
       if (pull.merged && pull.mergeCommitSha) {
         if (!workload) return;
+        const release = helm && (await helmReleaseSynced({ source: helm, workload: target, recommendation, state: this.view.state, mergeCommit: pull.mergeCommitSha, mergedAt: pull.mergedAt, revisions: this.ports.revisions }));
+        if (release && !release.synced) {
+          this.ports.log?.info('merged, not yet in the release', { recommendation: `${recommendation.namespace}/${recommendation.name}`, waitingFor: release.waitingFor });
+          return;
+        }
+        const difference = release && templateDifference(workload, recommendation);
+        if (helm && release && difference) {
+          await this.mappingMismatch(decision, helm, mappingMismatchMessage({ source: helm, release: release.release, pullRequest: pullRequest.number, workload: target, difference }), write);
+          return;
+        }
         const reached = await mergeReached({
           workload,
           recommendation,
-          manager: syncManagerOf(this.view.state, target),
+          // The release's sync stands in for the manager's: an Argo CD Application of a chart syncs the chart's revision, not this repo's.
+          manager: release ? undefined : syncManagerOf(this.view.state, target),
           mergeCommit: pull.mergeCommitSha,
           revisions: this.ports.revisions,
         });
@@ -210,6 +225,18 @@ class Loop {
         : { action: 'Applied', reason: 'Applied', note: `pull request #${pullRequest.number} reached the cluster and its pods run the values; health watch until ${health.until}` },
     });
     if (wrote && outside && mergedAt !== null) await this.outsideWindowComment(pullRequest.number, mergedAt, `kerf watches its health until ${health.until}`);
+  }
+
+  /**
+   * A Helm workload whose merged values were taken by its release but not by its pods: the helm:
+   * entry is wrong. Blocked with the entry's fingerprint, so planning holds it until the entry
+   * changes; the Event is written once, when the status first says so.
+   */
+  private async mappingMismatch(decision: Decision | undefined, helm: HelmValuesSource, message: string, write: Write): Promise<void> {
+    await write({
+      status: { phase: 'Blocked', reason: 'HelmMappingMismatch', nextWindow: null, message, helmMappingMismatch: helm.fingerprint, ...(decision && { configuredStrategy: decision.configuredStrategy }) },
+      event: { action: 'Blocked', reason: 'HelmMappingMismatch', note: message },
+    });
   }
 
   /** D2 said on the PR, once, when the merge outside a window is first seen in the cluster. */

@@ -25,3 +25,10 @@ export function stringMap(value: unknown): Record<string, string> {
 export function intOrString(value: unknown): number | string | undefined {
   return typeof value === 'number' || typeof value === 'string' ? value : undefined;
 }
+
+/** JSON with every mapping's keys sorted: the same data in another key order reads the same (an API server sorts them). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}

@@ -179,7 +179,7 @@ describe('doctor', () => {
     const { plan: result, index, config } = await plan(example);
     const all = diagnose({ index, plan: result, config, now });
     // The refused recommendation, with a fix that says to map it (not to fix its targetRef).
-    expect(all).toContainEqual(expect.objectContaining({ check: 'helm-unmapped', severity: 'error', code: 'HelmWorkloadNotMapped', file: 'kerf/recommendations.yaml', fix: expect.stringMatching(/^add a helm: entry/) }));
+    expect(all).toContainEqual(expect.objectContaining({ check: 'helm-unmapped', severity: 'error', code: 'HelmWorkloadNotMapped', file: 'kerf/unmapped.yaml', fix: expect.stringMatching(/^add a helm: entry/) }));
     const findings = all.filter((finding) => finding.check === 'helm-unmapped' && finding.severity === 'warning');
     // api's Application is mapped through its values file: its workload counts, as Helm names it.
     expect(findings.map((finding) => [finding.file, finding.line])).toEqual([['apps/grafana/release.yaml', 1]]);

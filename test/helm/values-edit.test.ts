@@ -5,7 +5,7 @@ import { editHelmValues } from '../../src/manifests/helm/values-edit.js';
 import { EditError } from '../../src/manifests/edit-error.js';
 import type { HelmValuesSource } from '../../src/model/types.js';
 
-const source = (over: Partial<HelmValuesSource>): HelmValuesSource => ({ owner: 'HelmRelease podinfo/podinfo', file: 'f.yaml', document: 0, valuesPath: [], embedded: false, containers: {}, ...over });
+const source = (over: Partial<HelmValuesSource>): HelmValuesSource => ({ owner: 'HelmRelease podinfo/podinfo', file: 'f.yaml', document: 0, valuesPath: [], embedded: false, containers: {}, entry: 0, fingerprint: 'sha256:0', ...over });
 
 // Shaped like fluxcd/flux2-kustomize-helm-example apps/base/podinfo/release.yaml.
 const HELM_RELEASE = `---
@@ -162,8 +162,10 @@ spec:
     ['|- at the end of a file without a last newline', 'spec:\n  values: |-\n    resources:\n      requests:\n        memory: 90Mi', 'spec:\n  values: |-\n    resources:\n      requests:\n        memory: 100Mi\n      limits:\n        memory: 200Mi'],
     ['|+ with a kept blank line', 'spec:\n  values: |+\n    resources:\n      requests:\n        memory: 90Mi\n\n  other: 1\n', 'spec:\n  values: |+\n    resources:\n      requests:\n        memory: 100Mi\n      limits:\n        memory: 200Mi\n\n  other: 1\n'],
     ['CRLF', 'spec:\r\n  values: |\r\n    resources:\r\n      requests:\r\n        memory: 90Mi\r\n  other: 1\r\n', 'spec:\r\n  values: |\r\n    resources:\r\n      requests:\r\n        memory: 100Mi\r\n      limits:\r\n        memory: 200Mi\r\n  other: 1\r\n'],
-  ])('keeps the block header and its surroundings: %s', (_, text, expected) => {
-    const src = source({ valuesPath: ['spec', 'values'], embedded: true, containers: { a: ['resources'] } });
+    ['| with lines added under its last key', 'spec:\n  values: |\n    other: 1\n    a:\n      enabled: false\n  more: 1\n', 'spec:\n  values: |\n    other: 1\n    a:\n      enabled: false\n      resources:\n        requests:\n          memory: 100Mi\n        limits:\n          memory: 200Mi\n  more: 1\n', ['a', 'resources']],
+    ['|- with lines added under its last key at the end of a file', 'spec:\n  values: |-\n    a:\n      enabled: false', 'spec:\n  values: |-\n    a:\n      enabled: false\n      resources:\n        requests:\n          memory: 100Mi\n        limits:\n          memory: 200Mi', ['a', 'resources']],
+  ])('keeps the block header and its surroundings: %s', (_, text, expected, path = ['resources']) => {
+    const src = source({ valuesPath: ['spec', 'values'], embedded: true, containers: { a: path } });
     expect(editHelmValues(text, src, [{ container: 'a', field: 'requests.memory', to: '100Mi' }, { container: 'a', field: 'limits.memory', to: '200Mi' }])).toBe(expected);
   });
 

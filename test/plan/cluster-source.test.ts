@@ -106,6 +106,20 @@ describe('--recommendations cluster', () => {
     expect(byName(changed.plan.decisions).api).toMatchObject({ action: 'pull-request', phase: 'Proposed' });
   });
 
+  it('a Helm workload whose helm: entry a synced merge proved wrong is held while the entry is the same, and planned once it changes', async () => {
+    const helmExample = join(import.meta.dirname, '../../examples/helm');
+    const podinfo = (status: Record<string, unknown>) => fakeClusterSource({ recommendations: [wireRecommendation('podinfo', 'podinfo', { kind: 'Deployment', name: 'podinfo' }, [{ name: 'podinfo', requests: { cpu: '40m' } }], status)] });
+    const first = await runPlan({ repo: helmExample, recommendations: ['cluster'], cluster: podinfo({}), now: NOW, fleetPaused: false, cwd: process.cwd() });
+    const fingerprint = first.index.workloads.get('podinfo/Deployment/podinfo')?.helm?.fingerprint;
+    expect(fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const message = 'pull request #3 was merged and HelmRelease podinfo/podinfo took it, but …';
+    const held = await runPlan({ repo: helmExample, recommendations: ['cluster'], cluster: podinfo({ phase: 'Blocked', strategy: 'rollout', reason: 'HelmMappingMismatch', message, helmMappingMismatch: fingerprint }), now: NOW, fleetPaused: false, cwd: process.cwd() });
+    expect(byName(held.plan.decisions).podinfo).toMatchObject({ action: 'blocked', phase: 'Blocked', reason: 'HelmMappingMismatch', message, changes: [expect.objectContaining({ field: 'requests.cpu', to: '40m' })] });
+    // A fingerprint of another entry (the mapping was changed since): planned as usual.
+    const changed = await runPlan({ repo: helmExample, recommendations: ['cluster'], cluster: podinfo({ phase: 'Blocked', strategy: 'rollout', reason: 'HelmMappingMismatch', message, helmMappingMismatch: `sha256:${'0'.repeat(64)}` }), now: NOW, fleetPaused: false, cwd: process.cwd() });
+    expect(byName(changed.plan.decisions).podinfo).toMatchObject({ action: 'pull-request', phase: 'Proposed', reason: null });
+  });
+
   it('an unreachable cluster is one error entry, and the run decides from Git alone', async () => {
     const cluster = fakeClusterSource(new Error('connect ECONNREFUSED 127.0.0.1:6443'));
     const { plan, cluster: view } = await runPlan({ repo: EXAMPLE, recommendations: ['cluster'], cluster, now: NOW, fleetPaused: false, cwd: process.cwd() });

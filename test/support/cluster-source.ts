@@ -1,6 +1,6 @@
 // A ClusterSource over wire objects, for plan and loop tests without an API server, and a wire
 // RightsizingRecommendation builder.
-import type { ClusterSource, ClusterState } from '../../src/cluster/cluster-reader.js';
+import { SYNC_PATHS, type ClusterSource, type ClusterState } from '../../src/cluster/cluster-reader.js';
 import { SNAPSHOT_PATHS } from '../../src/cluster/kube-watch.js';
 import type { KubeObject } from '../../src/cluster/objects.js';
 
@@ -8,7 +8,7 @@ import type { KubeObject } from '../../src/cluster/objects.js';
 export function fakeClusterSource(state: Partial<Record<keyof ClusterState, unknown[]>> | Error): ClusterSource {
   const read = async (): Promise<ClusterState> => {
     if (state instanceof Error) throw state;
-    const kinds = [...Object.keys(SNAPSHOT_PATHS), 'applications', 'kustomizations'] as (keyof ClusterState)[];
+    const kinds = [...Object.keys(SNAPSHOT_PATHS), ...Object.keys(SYNC_PATHS)] as (keyof ClusterState)[];
     return Object.fromEntries(kinds.map((kind) => [kind, state[kind] ?? []])) as unknown as ClusterState;
   };
   return {

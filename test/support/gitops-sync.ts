@@ -31,15 +31,25 @@ export async function syncFromGit(api: KubeApi, bare: string, branch: string, pa
     for (const document of parseAllDocuments(text)) {
       const object = document.toJS() as KubernetesObject | null;
       if (!object?.kind || !SYNCED_KINDS.has(object.kind)) continue;
-      const live = await objects.read(object as KubernetesObject & { metadata: { name: string } }).catch(() => undefined);
-      if (live) await objects.replace({ ...object, metadata: { ...object.metadata, resourceVersion: live.metadata?.resourceVersion } });
-      else await objects.create(object);
+      await applyObject(objects, object);
     }
   }
+  await settleWorkloads(api);
+  return revision;
+}
+
+/** Creates the object, or replaces the live one with it (spec and metadata as given; the status stays the server's). */
+export async function applyObject(objects: KubernetesObjectApi, object: KubernetesObject): Promise<KubernetesObject> {
+  const live = await objects.read(object as KubernetesObject & { metadata: { name: string } }).catch(() => undefined);
+  if (live) return objects.replace({ ...object, metadata: { ...object.metadata, resourceVersion: live.metadata?.resourceVersion } });
+  return objects.create(object);
+}
+
+/** The workload controllers and kubelets run until the pods match their templates. */
+export async function settleWorkloads(api: KubeApi): Promise<void> {
   await api.store.reconcileWorkloads();
   api.nodes.settle();
   await api.store.reconcileWorkloads();
-  return revision;
 }
 
 /** An Argo CD Application that manages `workloads` and last synced `revision`. */

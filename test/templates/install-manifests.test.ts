@@ -233,10 +233,10 @@ describe('CRDs', () => {
     expect(schemaAt(policyCrd, 'spec.apply.healthWatch.duration').default).toBe('30m');
   });
 
-  it('the recommendation status enums: the nine rule-book reasons plus InvalidPolicy, every phase, the strategies', () => {
+  it('the recommendation status enums: the nine rule-book reasons plus InvalidPolicy and HelmMappingMismatch, every phase, the strategies', () => {
     const reason = schemaAt(recommendationCrd, 'status.reason');
     expect(sorted(enumOf(reason))).toEqual(sorted(REASONS));
-    expect(enumOf(reason)).toHaveLength(10);
+    expect(enumOf(reason)).toHaveLength(11);
     expect(reason.nullable).toBe(true);
     expect(sorted(enumOf(schemaAt(recommendationCrd, 'status.phase')))).toEqual(sorted(PHASES));
     expect(sorted(enumOf(schemaAt(recommendationCrd, 'status.strategy')))).toEqual(sorted(STRATEGIES));

@@ -3,7 +3,7 @@
 // template's container. Values embedded as a YAML string (an Argo CD `helm.values`, a ConfigMap's
 // `values.yaml`) are edited as the YAML they hold and written back into the same block scalar.
 import { isDeepStrictEqual } from 'node:util';
-import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, parseDocument, Scalar } from 'yaml';
 import type { Document, YAMLMap } from 'yaml';
 import type { HelmValuesSource } from '../../model/types.js';
 import { EditError } from '../edit-error.js';
@@ -19,6 +19,12 @@ export function valueAt(root: unknown, keys: readonly string[]): unknown {
   let node = root;
   for (const key of keys) node = isObject(node) ? node[key] : Array.isArray(node) && /^\d+$/.test(key) ? node[Number(key)] : undefined;
   return node;
+}
+
+/** The values a YAML string holds (an Argo CD `helm.values` as the cluster has it), or undefined when it does not parse. */
+export function parseEmbeddedValues(text: string): unknown {
+  const document = parseDocument(text, PARSE_OPTIONS);
+  return document.errors.length > 0 ? undefined : document.toJS();
 }
 
 /** Finds each container's `resources` holder: the mapping at its key path (without the last key, `resources`) under `valuesPath`. */
@@ -109,13 +115,17 @@ function replaceBlockLines(text: string, scalar: Scalar, inner: string, edited: 
   while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head++;
   let tail = 0;
   while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail++;
-  const from = lineStarts[head];
+  // Lines added after the block's last line (a mapping inserted under its last key) go at its end.
+  const from = lineStarts[head] ?? (head === lineStarts.length ? end : undefined);
   const to = lineStarts[oldLines.length - tail] ?? end;
   if (from === undefined) throw new EditError('VerifyFailed', subject, 'the edited lines lie outside the block');
   const eol = detectEol(text);
   const replaced = newLines.slice(head, newLines.length - tail).map((line) => (line === '' ? '' : `${indent}${line}`) + eol).join('');
+  const withoutLast = replaced.slice(0, replaced.length - eol.length);
+  // Added after a last line that has no newline of its own (the end of a file), they start with one and end without.
+  if (from === to && text[from - 1] !== '\n') return text.slice(0, from) + eol + withoutLast + text.slice(to);
   // A block at the very end of a file without a last newline stays without one.
-  const ending = text.slice(from, to).endsWith('\n') ? replaced : replaced.slice(0, replaced.length - eol.length);
+  const ending = from === to || text.slice(from, to).endsWith('\n') ? replaced : withoutLast;
   return text.slice(0, from) + ending + text.slice(to);
 }
 

@@ -2,6 +2,7 @@
 // `.kerf/config.yaml` says where the values setting its containers' resources are. A mapped
 // workload joins the index like a manifest one (its edits go to the values); a broken entry holds
 // its workload with the reason, never a guess.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -12,7 +13,7 @@ import { workloadKey } from '../../util/workload-key.js';
 import { PARSE_OPTIONS } from '../edit-yaml.js';
 import { valueAt } from './values-edit.js';
 import { findReleases, type HelmIndex } from './releases.js';
-import { isObject, type Json } from '../../util/json.js';
+import { canonicalJson, isObject, nonEmptyText, type Json } from '../../util/json.js';
 
 
 
@@ -106,20 +107,34 @@ function readValues(index: RepoIndex, source: HelmValuesSource): unknown {
   return values;
 }
 
+/** `sha256:<hex>` of a `helm:` entry as written (its place in the list aside). */
+export function mappingFingerprint(mapping: HelmMapping): string {
+  const { index: _index, invalid: _invalid, ...entry } = mapping;
+  return `sha256:${createHash('sha256').update(canonicalJson(entry)).digest('hex')}`;
+}
+
+/** The namespace the object's file gives it, if any. */
+function namespaceOf(object: Json): { namespace?: string } {
+  const namespace = isObject(object.metadata) ? nonEmptyText(object.metadata.namespace) : undefined;
+  return namespace === undefined ? {} : { namespace };
+}
+
 async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<HelmValuesSource> {
   const containers = Object.fromEntries(Object.entries(mapping.containers).map(([name, path]) => [name, path.split('.')]));
+  const identity = { entry: mapping.index, fingerprint: mappingFingerprint(mapping) };
   if (mapping.valuesFile !== undefined) {
     const file = await repoFile(index, mapping.valuesFile);
     const document = file.documents[0];
     if (document !== undefined && document !== null && !isObject(document)) throw new MappingError('InvalidHelmValues', `${mapping.valuesFile} is not a mapping of values`, mapping.valuesFile);
-    return { owner: `values file ${mapping.valuesFile}`, file: mapping.valuesFile, document: 0, valuesPath: [], embedded: false, containers };
+    return { owner: `values file ${mapping.valuesFile}`, file: mapping.valuesFile, document: 0, valuesPath: [], embedded: false, containers, ...identity };
   }
   if (mapping.helmRelease) {
     const { file, name, valuesFrom } = mapping.helmRelease;
     const { document, object } = await findObject(index, file, 'HelmRelease', name);
     const owner = `HelmRelease ${name}`;
     const spec = isObject(object.spec) ? object.spec : {};
-    if (!valuesFrom) return { owner, file, document, valuesPath: ['spec', 'values'], embedded: false, containers };
+    const release = { kind: 'HelmRelease' as const, ...namespaceOf(object), name };
+    if (!valuesFrom) return { owner, file, document, valuesPath: ['spec', 'values'], embedded: false, containers, ...identity, release };
     const valuesKey = valuesFrom.valuesKey ?? 'values.yaml';
     const listed = (Array.isArray(spec.valuesFrom) ? spec.valuesFrom : []).find(
       (entry) => isObject(entry) && entry.kind === valuesFrom.kind && entry.name === valuesFrom.name && (entry.valuesKey ?? 'values.yaml') === valuesKey,
@@ -133,7 +148,17 @@ async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<Hel
       const encoded = valuesFrom.kind === 'Secret' && isObject(found.object.data) && valuesKey in found.object.data;
       throw new MappingError(encoded ? 'UnsupportedHelmValues' : 'HelmValuesNotFound', `${valuesFrom.kind} ${valuesFrom.name} has no ${holder}.${valuesKey}${encoded ? ' (only base64 data, which kerf does not rewrite)' : ''}`, valuesFrom.file);
     }
-    return { owner: `${valuesFrom.kind} ${valuesFrom.name}`, file: valuesFrom.file, document: found.document, valuesPath: [holder, valuesKey], embedded: true, containers };
+    return {
+      owner: `${valuesFrom.kind} ${valuesFrom.name}`,
+      file: valuesFrom.file,
+      document: found.document,
+      valuesPath: [holder, valuesKey],
+      embedded: true,
+      containers,
+      ...identity,
+      release,
+      valuesFrom: { kind: valuesFrom.kind, name: valuesFrom.name },
+    };
   }
   const { file, name, source, values } = mapping.application as NonNullable<HelmMapping['application']>;
   const { document, object } = await findObject(index, file, 'Application', name);
@@ -147,7 +172,7 @@ async function valuesSource(index: RepoIndex, mapping: HelmMapping): Promise<Hel
     // Argo CD lays valuesObject over values: a resources block there would win over the edit.
     refuseOverride(helm.valuesObject, containers, `${owner} helm.valuesObject`, file);
   } else if (!isObject(helm.valuesObject)) throw new MappingError('HelmValuesNotFound', `${owner} in ${file} has no ${sourcePath.join('.')}.helm.valuesObject mapping`, file);
-  return { owner, file, document, valuesPath: [...sourcePath, 'helm', field], embedded: field === 'values', containers };
+  return { owner, file, document, valuesPath: [...sourcePath, 'helm', field], embedded: field === 'values', containers, ...identity, release: { kind: 'Application', ...namespaceOf(object), name } };
 }
 
 /** Values laid over the edited ones must not set the same resources, or the edit would not take. */

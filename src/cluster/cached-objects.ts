@@ -5,7 +5,7 @@
 // full object is garbage at once. Values that many pods hold alike (a workload's resources, labels
 // and owner, images, container and node names) are kept once, frozen, and shared. A field a reader
 // starts to use must be added here: test/cluster/cached-objects.test.ts pins the shapes.
-import type { ClusterSnapshot } from './kube-watch.js';
+import type { ClusterSnapshot } from './snapshot.js';
 import type { Condition, ContainerState, ContainerStatus, KubeObject, Node, ObjectMeta, OwnerReference, Pod, PodContainer, ResourceRequirements } from './objects.js';
 import { isObject, RESIZE_IN_PROGRESS, RESIZE_PENDING } from './objects.js';
 

@@ -2,7 +2,7 @@
 // instead). Lists are raw JSON, as the helper's informers see them.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterError } from './cluster-port.js';
-import type { ClusterSnapshot } from './kube-watch.js';
+import type { ClusterSnapshot } from './snapshot.js';
 import { getJson, SNAPSHOT_PATHS } from './kube-watch.js';
 import type { KubeObject } from './objects.js';
 

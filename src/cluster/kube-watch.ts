@@ -10,20 +10,8 @@ import { ListWatch, Watch } from '@kubernetes/client-node';
 import type { Informer, KubeConfig, KubernetesListObject, KubernetesObject, ObjectCache } from '@kubernetes/client-node';
 import { CACHED } from './cached-objects.js';
 import { ClusterError } from './cluster-port.js';
+import type { ClusterSnapshot } from './snapshot.js';
 import type { KubeObject, Node, Pod } from './objects.js';
-
-export interface ClusterSnapshot {
-  recommendations: KubeObject[];
-  policies: KubeObject[];
-  pods: Pod[];
-  nodes: Node[];
-  deployments: KubeObject[];
-  statefulSets: KubeObject[];
-  daemonSets: KubeObject[];
-  replicaSets: KubeObject[];
-  pdbs: KubeObject[];
-  hpas: KubeObject[];
-}
 
 export interface ClusterWatch {
   /** Lists and watches everything; `onChange` runs after every add, update or delete. */

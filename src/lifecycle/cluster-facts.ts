@@ -4,7 +4,7 @@ import { validatePolicy, validateRecommendation } from '../model/validate.js';
 import type { NodeFacts } from '../rules/decide.js';
 import type { KubeObject, Pod } from '../cluster/objects.js';
 import { isObject, intOrString } from '../util/json.js';
-import type { ClusterSnapshot } from '../cluster/kube-watch.js';
+import type { ClusterSnapshot } from '../cluster/snapshot.js';
 import { isTerminating, nodeFacts } from './pod-state.js';
 import type { RecommendationView } from './pod-owners.js';
 import { podWorkload, replicaSetOwnersOf } from './pod-owners.js';

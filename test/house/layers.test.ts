@@ -91,8 +91,10 @@ describe('the house', () => {
     expect(circles).toEqual([]);
   });
 
+  // model/schema.ts reads the CRDs' own schemas from templates/crds/*.yaml, kerf's files, not a
+  // user's: validation stands below manifests/, which validates what it scans.
   it('only manifests/ imports yaml', () => {
-    const outside = files.filter((file) => roomOf(file) !== 'manifests' && /from 'yaml'/.test(readFileSync(file, 'utf8')));
+    const outside = files.filter((file) => roomOf(file) !== 'manifests' && relative(src, file) !== 'model/schema.ts' && /from 'yaml'/.test(readFileSync(file, 'utf8')));
     expect(outside.map((file) => relative(root, file))).toEqual([]);
   });
 

@@ -12,7 +12,9 @@ import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/githu
 import { planEdits } from '../plan/edits.js';
 import { hasErrors } from '../plan/plan.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
-import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import { clusterConfigProblem, connectionFromEnvironment } from '../cluster/kube-connection.js';
+import { yamlData } from '../manifests/yaml-text.js';
 import { wantsCluster } from '../plan/cluster-source.js';
 import { runStatusCommand } from '../reconcile/status-command.js';
 import { VERSION } from '../version.js';
@@ -132,7 +134,7 @@ export function parseCommandOptions(
     cwd: process.cwd(),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
-    ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment() }),
+    ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment(env, yamlData) }),
     extra,
   };
 }
@@ -169,13 +171,16 @@ async function helperCommand(args: string[]): Promise<number> {
     process.stdout.write(HELPER_USAGE);
     return 0;
   }
-  const problem = clusterConfigProblem(process.env);
-  if (problem) throw new UsageError(problem);
-  const { KubeConfig } = await import('@kubernetes/client-node');
   const { runHelper, HelperConfigError, HelperOptionsError } = await import('../helper/main.js');
   const { jsonLineLogger } = await import('../util/logger.js');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromDefault();
+  const { kubeClient } = await import('../cluster/kube-client.js');
+  let client;
+  try {
+    client = kubeClient(connectionFromEnvironment(process.env, yamlData));
+  } catch (error) {
+    // No cluster configured, or a kubeconfig that does not parse or name one: input that stops the run.
+    throw new UsageError((error as Error).message);
+  }
   const webhookPort = port(values['webhook-port'], '--webhook-port');
   const healthPort = port(values['health-port'], '--health-port');
   const bindAddress = values['bind-address'];
@@ -192,7 +197,7 @@ async function helperCommand(args: string[]): Promise<number> {
       }),
       ...(healthPort !== undefined && { healthPort }),
       ...(bindAddress !== undefined && { host: bindAddress }),
-      kubeConfig,
+      client,
       logger: jsonLineLogger(process.stdout, { now: () => new Date() }),
     });
     await new Promise<void>((resolveStop) => {
@@ -222,7 +227,7 @@ async function windowProtection(env: NodeJS.ProcessEnv) {
 function requireCluster(env: NodeJS.ProcessEnv): ClusterConnection {
   const problem = clusterConfigProblem(env);
   if (problem) throw new UsageError(problem);
-  return clusterFromEnvironment();
+  return clusterFromEnvironment(env, yamlData);
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -273,7 +278,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
           process.stdout.write(IMPORT_USAGE);
           return rest.length === 0 ? 2 : 0;
         }
-        const { output, ...report } = await runImport(rest, clusterFromEnvironment, process.cwd());
+        const { output, ...report } = await runImport(rest, () => clusterFromEnvironment(env, yamlData), process.cwd());
         process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderImport(report));
         return 0;
       }

@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { ClusterError } from './cluster-port.js';
 import type { ClusterErrorCode, ClusterErrorDetails } from './cluster-port.js';
 import type { KubeConnection, KubeRequestOptions } from './kube-connection.js';
+import { ListSplitter } from './list-splitter.js';
 import type { KubeObject } from './objects.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH';
@@ -29,8 +30,15 @@ export interface KubeClient {
   /** One call answered with JSON; `what` names it in errors. Bodies are JSON, sent as `contentType` (default application/json). */
   call<T>(what: string, method: Method, path: string, body?: unknown, contentType?: string): Promise<T>;
   get<T>(path: string): Promise<T>;
+  /** A List (or one page of it), each item parsed on its own and passed through `keep` as it arrives. */
+  list(path: string, keep: (item: KubeObject) => KubeObject): Promise<ListPage>;
   /** Watches `path` from `resourceVersion` (with bookmarks), passing each event as it arrives. */
   watch(path: string, resourceVersion: string, onEvent: (event: WatchEvent) => void): KubeWatch;
+}
+
+export interface ListPage {
+  metadata?: { resourceVersion?: string; continue?: string };
+  items: KubeObject[];
 }
 
 const CODES: Record<number, ClusterErrorCode> = { 404: 'NotFound', 422: 'Invalid', 429: 'TooManyRequests' };
@@ -116,6 +124,35 @@ export function kubeClient(connection: KubeConnection): KubeClient {
     }
   }
 
+  async function list(path: string, keep: (item: KubeObject) => KubeObject): Promise<ListPage> {
+    const what = `GET ${path}`;
+    const response = await open(what, 'GET', path, undefined, '');
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) throw clusterError(what, status, await text(response), response.headers);
+    const items: KubeObject[] = [];
+    const splitter = new ListSplitter((item) => items.push(keep(item as KubeObject)));
+    return new Promise((resolve, reject) => {
+      const fail = (error: unknown) => reject(new ClusterError('Failed', `${what}: not JSON`, status, { cause: error }));
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        try {
+          splitter.write(chunk);
+        } catch (error) {
+          fail(error);
+          response.destroy();
+        }
+      });
+      response.on('end', () => {
+        try {
+          resolve({ ...(splitter.end() as Omit<ListPage, 'items'>), items });
+        } catch (error) {
+          fail(error);
+        }
+      });
+      response.on('error', (error) => reject(new ClusterError('Failed', `${what}: ${error.message}`, status, { cause: error })));
+    });
+  }
+
   function watch(path: string, resourceVersion: string, onEvent: (event: WatchEvent) => void): KubeWatch {
     let request: ClientRequest | undefined;
     let stopped = false;
@@ -162,7 +199,7 @@ export function kubeClient(connection: KubeConnection): KubeClient {
     };
   }
 
-  return { server, call, get: (path) => call(`GET ${path}`, 'GET', path), watch };
+  return { server, call, get: (path) => call(`GET ${path}`, 'GET', path), list, watch };
 }
 
 /** Items per list page: client-go's reflector pages by 500 too. */
@@ -190,9 +227,9 @@ export async function listPaged(client: KubeClient, path: string, keep: (item: K
     try {
       do {
         const query = new URLSearchParams({ limit: String(pageSize), ...(token && { continue: token }) });
-        const page = await client.get<{ metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] | null }>(`${path}?${query}`);
+        const page = await client.list(`${path}?${query}`, keep);
         resourceVersion ??= page.metadata?.resourceVersion ?? '';
-        for (const item of page.items ?? []) items.push(keep(item));
+        items.push(...page.items);
         token = page.metadata?.continue || undefined;
       } while (token);
       return { metadata: { resourceVersion: resourceVersion ?? '' }, items };

@@ -46,6 +46,9 @@ async function image(args: string[]) {
   }
 }
 
+/** The bundle's chunks as the build made them, where the image keeps them. */
+const chunks = () => readdirSync(join(root, 'lib/kerf-gitops-chunks')).map((name) => `/app/kerf-gitops-chunks/${name}`);
+
 function files(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -95,8 +98,9 @@ describe('the Dockerfile', () => {
 });
 
 describe('the runtime layer', () => {
-  it('holds the one bundle and the licence, with no node_modules in reach', () => {
-    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs']);
+  it('holds the bundle, its chunks and the licence, with no node_modules in reach', () => {
+    expect(chunks().length).toBeGreaterThan(1);
+    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs', ...chunks()].sort());
     expect(nodeModulesInReach(join(layer, 'app'), existsSync)).toEqual([]);
   });
 
@@ -117,7 +121,7 @@ describe('the runtime layer', () => {
     const { stdout } = await run(process.execPath, [join(root, 'lib/cli.js'), ...args], { env: { ...process.env, KERF_PAUSE: '' } });
     expect(parse(fromImage.stdout)).toEqual(parse(stdout));
     expect(parse(fromImage.stdout).decisions.length).toBeGreaterThan(5);
-    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs']);
+    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs', ...chunks()].sort());
   });
 
   it('reconcile --dry-run renders the PR bodies from the template carried in the bundle', async () => {

@@ -46,6 +46,11 @@ async function image(args: string[]) {
   }
 }
 
+/** The helper container of the install's Deployment. */
+const helperContainer = () =>
+  (parseAllDocuments(readFileSync(join(root, 'templates/install/deployment.yaml'), 'utf8')).map((doc) => doc.toJS()).find((doc) => doc.kind === 'Deployment')).spec.template.spec
+    .containers[0] as { env: { name: string; value?: string }[] };
+
 /** The bundle's chunks as the build made them, where the image keeps them. */
 const chunks = () => readdirSync(join(root, 'lib/kerf-gitops-chunks')).map((name) => `/app/kerf-gitops-chunks/${name}`);
 
@@ -147,7 +152,9 @@ function callWebhook(port: number, ca: string): Promise<number> {
 }
 
 describe('the helper from the runtime layer', () => {
-  it('runs against the cluster with its own certificate: fills the Secret, writes the caBundle, serves TLS by the Service name, stops on SIGTERM', async () => {
+  it('runs against the cluster with its own certificate and the Deployment\'s NODE_OPTIONS: fills the Secret, writes the caBundle, serves TLS by the Service name, stops on SIGTERM', async () => {
+    const nodeOptions = helperContainer().env.find((variable) => variable.name === 'NODE_OPTIONS')?.value;
+    expect(nodeOptions).toMatch(/^--max-semi-space-size=\d+$/);
     const api = await startKubeApi();
     try {
       const manifest = parseAllDocuments(readFileSync(join(root, 'templates/install/webhook.yaml'), 'utf8'))[0]!.toJS();
@@ -155,7 +162,7 @@ describe('the helper from the runtime layer', () => {
       api.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'kerf-gitops-webhook-tls', namespace: 'kerf-system' } } as never);
       const [webhookPort, healthPort] = [await freePort(), await freePort()];
       const { argv, cwd } = command(['helper', '--webhook-port', String(webhookPort), '--health-port', String(healthPort), '--self-signed-cert']);
-      const child = spawn(process.execPath, argv, { cwd, env: { PATH: process.env.PATH ?? '', HOME: layer, KUBECONFIG: api.kubeconfigPath, POD_NAME: 'helper-0', POD_NAMESPACE: 'kerf-system' } });
+      const child = spawn(process.execPath, argv, { cwd, env: { PATH: process.env.PATH ?? '', HOME: layer, NODE_OPTIONS: nodeOptions, KUBECONFIG: api.kubeconfigPath, POD_NAME: 'helper-0', POD_NAMESPACE: 'kerf-system' } });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));

@@ -69,7 +69,7 @@ function errorDetails(status: Record<string, unknown> | undefined, headers: Inco
 }
 
 /** A refused call as a ClusterError with a stable code (409 splits on the Status reason). */
-export function clusterError(what: string, statusCode: number, text: string, headers: IncomingHttpHeaders): ClusterError {
+function clusterError(what: string, statusCode: number, text: string, headers: IncomingHttpHeaders): ClusterError {
   const body = parsed(text);
   const status = record(body);
   const code = statusCode === 409 ? (status?.reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict') : (CODES[statusCode] ?? 'Failed');

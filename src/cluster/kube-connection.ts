@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { RequestOptions } from 'node:https';
 import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { type Json, nonEmptyText, objectOrEmpty } from '../util/json.js';
 
 /** Request options with headers present, for a connection to add its credentials to. */
 export type KubeRequestOptions = RequestOptions & { headers: Record<string, string> };
@@ -54,9 +55,6 @@ export function inClusterConnection(env: NodeJS.ProcessEnv, root = SERVICE_ACCOU
   };
 }
 
-type Json = Record<string, unknown>;
-const object = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const string = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** A kubeconfig file as read: its data, and the folder its relative paths start from. */
 export interface KubeconfigFile {
@@ -68,13 +66,13 @@ const PATH_FIELDS = ['certificate-authority', 'client-certificate', 'client-key'
 
 /** The named entries of one list (clusters, users, contexts), relative paths made absolute. */
 function entries(file: KubeconfigFile, list: string): [string, Json][] {
-  const items = object(file.data)[list];
+  const items = objectOrEmpty(file.data)[list];
   return (Array.isArray(items) ? items : []).flatMap((item): [string, Json][] => {
-    const name = string(object(item).name);
+    const name = nonEmptyText(objectOrEmpty(item).name);
     if (!name) return [];
-    const inner = { ...object(object(item)[list.slice(0, -1)]) };
+    const inner = { ...objectOrEmpty(objectOrEmpty(item)[list.slice(0, -1)]) };
     for (const field of PATH_FIELDS) {
-      const path = string(inner[field]);
+      const path = nonEmptyText(inner[field]);
       if (path && !isAbsolute(path)) inner[field] = join(file.dir, path);
     }
     return [[name, inner]];
@@ -88,14 +86,14 @@ function merge(files: readonly KubeconfigFile[]): { context: string | undefined;
     for (const file of files) for (const [name, value] of entries(file, list)) if (!map.has(name)) map.set(name, value);
     return map;
   };
-  const context = files.map((file) => string(object(file.data)['current-context'])).find(Boolean);
+  const context = files.map((file) => nonEmptyText(objectOrEmpty(file.data)['current-context'])).find(Boolean);
   return { context, clusters: named('clusters'), users: named('users'), contexts: named('contexts') };
 }
 
 /** A file's contents or base64 data, as kubeconfig fields come in pairs. */
 function material(file: unknown, data: unknown): Buffer | undefined {
-  if (string(file)) return readFileSync(file as string);
-  return string(data) ? Buffer.from(data as string, 'base64') : undefined;
+  if (nonEmptyText(file)) return readFileSync(file as string);
+  return nonEmptyText(data) ? Buffer.from(data as string, 'base64') : undefined;
 }
 
 /** The current context of one or more kubeconfig files (merged as kubectl merges KUBECONFIG). */
@@ -104,21 +102,21 @@ export function kubeconfigConnection(files: readonly KubeconfigFile[]): KubeConn
   if (!current) throw new KubeconfigError('the kubeconfig has no current-context');
   const context = contexts.get(current);
   if (!context) throw new KubeconfigError(`the kubeconfig's current-context ${current} is not among its contexts`);
-  const cluster = clusters.get(string(context.cluster) ?? '');
-  const server = string(cluster?.server)?.replace(/\/+$/, '');
+  const cluster = clusters.get(nonEmptyText(context.cluster) ?? '');
+  const server = nonEmptyText(cluster?.server)?.replace(/\/+$/, '');
   if (!cluster || !server) throw new KubeconfigError(`the kubeconfig's context ${current} names no cluster with a server`);
-  const user = users.get(string(context.user) ?? '') ?? {};
+  const user = users.get(nonEmptyText(context.user) ?? '') ?? {};
   if (user.exec || user['auth-provider'] || cluster['proxy-url']) return signedByClientNode(files, current, server);
 
   const ca = material(cluster['certificate-authority'], cluster['certificate-authority-data']);
   const cert = material(user['client-certificate'], user['client-certificate-data']);
   const key = material(user['client-key'], user['client-key-data']);
-  const token = string(user.token);
+  const token = nonEmptyText(user.token);
   // kubectl writes tokenFile; client-node reads token-file.
-  const tokenFile = string(user.tokenFile) ?? string(user['token-file']);
-  const basic = string(user.username) && `${user.username as string}:${String(user.password ?? '')}`;
-  const impersonate = string(user.as);
-  const tlsServerName = string(cluster['tls-server-name']);
+  const tokenFile = nonEmptyText(user.tokenFile) ?? nonEmptyText(user['token-file']);
+  const basic = nonEmptyText(user.username) && `${user.username as string}:${String(user.password ?? '')}`;
+  const impersonate = nonEmptyText(user.as);
+  const tlsServerName = nonEmptyText(cluster['tls-server-name']);
   return {
     server,
     async authorize(options) {

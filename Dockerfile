@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The helper image (ghcr.io/getkerf/kerf-gitops): the CLI and the in-cluster helper as one bundled file on
+# The helper image (ghcr.io/getkerf/kerf-gitops): the CLI and the in-cluster helper as one bundle (a file and its chunks) on
 # distroless Node.js. Built by .github/workflows/release.yml for linux/amd64 and linux/arm64. The runtime
 # stage's COPY lines are read by test/integration/image-layer.test.ts, which lays the layer out and runs it.
 
@@ -11,7 +11,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-# No shell, no package manager, no node_modules: the one file and the licence.
+# No shell, no package manager, no node_modules: the bundle, its chunks (each command loads those it needs) and the licence.
 FROM gcr.io/distroless/nodejs20-debian12:nonroot AS runtime
 ARG VERSION=0.1.0
 ARG REVISION=unknown
@@ -25,6 +25,7 @@ LABEL org.opencontainers.image.title="kerf-gitops" \
       org.opencontainers.image.revision="${REVISION}"
 WORKDIR /app
 COPY --from=build /src/lib/kerf-gitops.mjs /app/kerf-gitops.mjs
+COPY --from=build /src/lib/kerf-gitops-chunks /app/kerf-gitops-chunks
 COPY --from=build /src/LICENSE /app/LICENSE
 # The Deployment's uid (templates/install/deployment.yaml). The helper writes no file, so the root filesystem
 # may be read-only; it keeps its certificate in memory and the Kubernetes API.

@@ -1,11 +1,20 @@
-// `kerf-gitops helper` as its own process (lib/cli.js, as the Deployment runs it), so its memory
-// is its own: started against a stand-in's kubeconfig, stopped with SIGTERM. It runs under
+// `kerf-gitops helper` as its own process, as the Deployment runs it (the bundle, with the
+// Deployment's NODE_OPTIONS), so its memory is its own: started against a stand-in's kubeconfig,
+// stopped with SIGTERM. It runs under
 // coreutils `timeout`, which passes the SIGTERM on and kills it after its lifetime even when the
 // benchmark process is gone.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { repoRoot } from './paths.js';
+
+/** The NODE_OPTIONS of the helper container in templates/install/deployment.yaml. */
+export function deploymentNodeOptions(): string {
+  const documents = parseAllDocuments(readFileSync(join(repoRoot(), 'templates/install/deployment.yaml'), 'utf8')).map((document) => document.toJS() as { kind?: string; spec?: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } });
+  const env = documents.find((document) => document.kind === 'Deployment')?.spec?.template.spec.containers[0]?.env ?? [];
+  return env.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
+}
 
 export interface HelperProcess {
   pid: number;
@@ -47,11 +56,11 @@ function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 export async function startHelperProcess(options: HelperProcessOptions): Promise<HelperProcess> {
-  const cli = join(repoRoot(), 'lib', 'cli.js');
+  const cli = join(repoRoot(), 'lib', 'kerf-gitops.mjs');
   const lifetime = String(options.lifetimeSeconds ?? 240);
   const command = [process.execPath, ...(options.nodeArgs ?? []), cli, 'helper', ...(options.args ?? ['--no-webhook']), '--health-port', '0'];
   const child = spawn('timeout', ['--kill-after=10', lifetime, ...command], {
-    env: { ...process.env, KUBECONFIG: options.kubeconfig, POD_NAME: 'bench-helper', POD_NAMESPACE: 'kerf-system' },
+    env: { ...process.env, NODE_OPTIONS: deploymentNodeOptions(), KUBECONFIG: options.kubeconfig, POD_NAME: 'bench-helper', POD_NAMESPACE: 'kerf-system' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) throw new Error('benchmark: the helper process did not start');

@@ -16,6 +16,7 @@ import type { ReconcileOptions } from './reconcile/reconcile.js';
 import { reconcilePorts, reconcileThenCloseLoop } from './reconcile/reconcile-command.js';
 import { hostname } from 'node:os';
 import { clusterFromEnvironment, clusterFromKubeconfig } from './cluster/environment.js';
+import { yamlData } from './manifests/yaml-text.js';
 import { renderReconcileTable } from './reconcile/reconcile-table.js';
 import { redact } from './util/redact.js';
 import { runPlan } from './plan/run-plan.js';
@@ -62,7 +63,7 @@ export async function run(): Promise<void> {
     // The cluster of `recommendations: cluster` or `vpa` is the input's kubeconfig, else KUBECONFIG or in-cluster, as for the CLI.
     const { recommendations } = inputs.options;
     const needsCluster = wantsCluster(recommendations) || wantsVpa(recommendations);
-    const cluster = needsCluster ? (kubeconfig ? clusterFromKubeconfig(kubeconfig) : clusterFromEnvironment()) : undefined;
+    const cluster = needsCluster ? (kubeconfig ? clusterFromKubeconfig(kubeconfig, yamlData) : clusterFromEnvironment(process.env, yamlData)) : undefined;
     const options = { ...inputs.options, ...(cluster && { cluster }) };
     const { ports, loop } = await reconcilePorts(options, { ...process.env, GITHUB_TOKEN: token }, { identity: hostname(), clock: () => new Date() }, log);
 

@@ -1,5 +1,5 @@
 // The `kubeconfig` input (a secret's contents), masked in the log before anything can print it.
-// The run loads it from the text itself (KubeConfig.loadFromString): no file, no KUBECONFIG.
+// The run loads it from the text itself (clusterFromKubeconfig): no file, no KUBECONFIG.
 import { yamlData } from '../manifests/yaml-text.js';
 
 /** Fields of a kubeconfig user that carry credentials (token, password, key and certificate data, OIDC tokens, client secret). */

@@ -1,9 +1,8 @@
 // The `kerf-gitops` command. Only this edge reads the clock, the environment and argv.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { InputError } from '../util/input-error.js';
+import { inputStopsTheRun, UsageError } from './usage-error.js';
 import { runPlan, type PlanOptions } from '../plan/run-plan.js';
 import { renderPlanTable } from '../plan/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from '../reconcile/reconcile-command.js';
@@ -12,7 +11,9 @@ import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/githu
 import { planEdits } from '../plan/edits.js';
 import { hasErrors } from '../plan/plan.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
-import { clusterConfigProblem, clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
+import { clusterConfigProblem } from '../cluster/kube-connection.js';
+import { yamlData } from '../manifests/yaml-text.js';
 import { wantsCluster } from '../plan/cluster-source.js';
 import { runStatusCommand } from '../reconcile/status-command.js';
 import { VERSION } from '../version.js';
@@ -62,25 +63,7 @@ reconcile options (flags beat .kerf/config.yaml):
   --team-reviewers T,…       PR team reviewers (repeatable)
 `;
 
-const HELPER_USAGE = `usage: kerf-gitops helper [options]
 
-  --config FILE          the helper config (.kerf/config.yaml format), re-read when it changes
-  --webhook-port N       serve the pod webhook on this port (HTTPS)
-  --tls-cert FILE        the webhook's serving certificate and key (files, e.g. from cert-manager)
-  --tls-key FILE
-  --self-signed-cert     instead, make a CA and serving certificate, keep them in a Secret, write the CA
-                         into the webhook configuration's caBundle and renew both before they expire
-  --cert-secret NAME     that Secret, in the helper's namespace (default kerf-gitops-webhook-tls)
-  --webhook-configuration NAME   the MutatingWebhookConfiguration (default kerf-gitops)
-  --webhook-service NAME the Service the certificate is for (default kerf-gitops-helper)
-  --no-webhook           run the controller loop only (local runs)
-  --health-port N        /healthz and /readyz
-  --bind-address IP      the address the webhook and health listeners bind (default 0.0.0.0)
-`;
-
-export class UsageError extends Error {
-  readonly code = 'Usage';
-}
 
 export interface CommandOptions extends PlanOptions {
   output: 'table' | 'json';
@@ -132,80 +115,12 @@ export function parseCommandOptions(
     cwd: process.cwd(),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
-    ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment() }),
+    ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment(env, yamlData) }),
     extra,
   };
 }
 
-function port(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new UsageError(`${flag} must be a port number, got ${JSON.stringify(value)}`);
-  return number;
-}
 
-/** The in-cluster helper: runs until SIGTERM or SIGINT, then hands its Lease back. */
-async function helperCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
-      config: { type: 'string' },
-      'webhook-port': { type: 'string' },
-      'tls-cert': { type: 'string' },
-      'tls-key': { type: 'string' },
-      'no-webhook': { type: 'boolean', default: false },
-      'self-signed-cert': { type: 'boolean', default: false },
-      'cert-secret': { type: 'string', default: 'kerf-gitops-webhook-tls' },
-      'webhook-configuration': { type: 'string', default: 'kerf-gitops' },
-      'webhook-service': { type: 'string', default: 'kerf-gitops-helper' },
-      'health-port': { type: 'string' },
-      'bind-address': { type: 'string' },
-    },
-    allowPositionals: false,
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(HELPER_USAGE);
-    return 0;
-  }
-  const problem = clusterConfigProblem(process.env);
-  if (problem) throw new UsageError(problem);
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const { runHelper, HelperConfigError, HelperOptionsError } = await import('../helper/main.js');
-  const { jsonLineLogger } = await import('../util/logger.js');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromDefault();
-  const webhookPort = port(values['webhook-port'], '--webhook-port');
-  const healthPort = port(values['health-port'], '--health-port');
-  const bindAddress = values['bind-address'];
-  if (bindAddress !== undefined && isIP(bindAddress) === 0) throw new UsageError(`--bind-address must be an IP address (e.g. 0.0.0.0, 127.0.0.1, ::), got ${JSON.stringify(bindAddress)}`);
-  try {
-    const helper = await runHelper({
-      ...(values.config !== undefined && { config: values.config }),
-      ...(webhookPort !== undefined && { webhookPort }),
-      ...(values['tls-cert'] !== undefined && { tlsCert: values['tls-cert'] }),
-      ...(values['tls-key'] !== undefined && { tlsKey: values['tls-key'] }),
-      noWebhook: values['no-webhook'],
-      ...(values['self-signed-cert'] && {
-        selfSignedCertificate: { secretName: values['cert-secret'], webhookConfiguration: values['webhook-configuration'], service: values['webhook-service'] },
-      }),
-      ...(healthPort !== undefined && { healthPort }),
-      ...(bindAddress !== undefined && { host: bindAddress }),
-      kubeConfig,
-      logger: jsonLineLogger(process.stdout, { now: () => new Date() }),
-    });
-    await new Promise<void>((resolveStop) => {
-      process.once('SIGTERM', resolveStop);
-      process.once('SIGINT', resolveStop);
-    });
-    await helper.stop();
-    return 0;
-  } catch (error) {
-    if (error instanceof HelperConfigError || error instanceof HelperOptionsError) throw new UsageError((error as Error).message);
-    throw error;
-  }
-}
 
 /** Only GitHub knows the branch's rules: asked when a workflow's token and repository are set. */
 async function windowProtection(env: NodeJS.ProcessEnv) {
@@ -222,7 +137,7 @@ async function windowProtection(env: NodeJS.ProcessEnv) {
 function requireCluster(env: NodeJS.ProcessEnv): ClusterConnection {
   const problem = clusterConfigProblem(env);
   if (problem) throw new UsageError(problem);
-  return clusterFromEnvironment();
+  return clusterFromEnvironment(env, yamlData);
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -267,13 +182,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       case 'reconcile':
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env, { identity: hostname(), clock: () => new Date(), stdout: process.stdout, stderr: process.stderr });
       case 'helper':
-        return await helperCommand(rest);
+        return await (await import('./helper-command.js')).helperCommand(rest);
       case 'import': {
         if (rest.length === 0 || rest.some((arg) => arg === '--help' || arg === '-h')) {
           process.stdout.write(IMPORT_USAGE);
           return rest.length === 0 ? 2 : 0;
         }
-        const { output, ...report } = await runImport(rest, clusterFromEnvironment, process.cwd());
+        const { output, ...report } = await runImport(rest, () => clusterFromEnvironment(env, yamlData), process.cwd());
         process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderImport(report));
         return 0;
       }
@@ -295,11 +210,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         throw new UsageError(`unknown command ${JSON.stringify(command)}; see kerf-gitops --help`);
     }
   } catch (error) {
-    if (error instanceof InputError || error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`kerf-gitops: ${(error as Error).message}\n`);
-      return 2;
-    }
-    throw error;
+    return inputStopsTheRun(error);
   }
 }
 

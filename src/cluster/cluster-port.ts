@@ -1,4 +1,4 @@
-// The helper's writes to the cluster, behind one small port (implemented with client-node in
+// The helper's writes to the cluster, behind one small port (implemented over kube-client.ts in
 // kube-cluster-port.ts), so the controller is tested against the stand-in over the wire.
 
 export type ClusterErrorCode = 'Conflict' | 'AlreadyExists' | 'Invalid' | 'TooManyRequests' | 'NotFound' | 'Failed';

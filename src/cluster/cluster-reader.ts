@@ -1,9 +1,9 @@
 // One read of everything the reconciler needs from the cluster, once per run (the helper watches
 // instead). Lists are raw JSON, as the helper's informers see them.
-import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterError } from './cluster-port.js';
+import type { KubeClient } from './kube-client.js';
 import type { ClusterSnapshot } from './snapshot.js';
-import { getJson, SNAPSHOT_PATHS } from './kube-watch.js';
+import { SNAPSHOT_PATHS } from './kube-watch.js';
 import type { KubeObject } from './objects.js';
 
 export interface ClusterState extends ClusterSnapshot {
@@ -37,12 +37,12 @@ export const SYNC_PATHS = {
 
 type Paths = Record<keyof ClusterState, string>;
 
-export function kubeClusterSource(kubeConfig: KubeConfig): ClusterSource {
-  const server = kubeConfig.getCurrentCluster()?.server ?? '(no current cluster)';
+export function kubeClusterSource(client: KubeClient): ClusterSource {
+  const { server } = client;
   let state: Promise<ClusterState> | undefined;
   const list = async (resource: keyof ClusterState, path: string): Promise<[string, KubeObject[]]> => {
     try {
-      return [resource, (await getJson<{ items?: KubeObject[] }>(kubeConfig, path)).items ?? []];
+      return [resource, (await client.get<{ items?: KubeObject[] }>(path)).items ?? []];
     } catch (error) {
       // Argo CD and Flux are optional: their kinds are simply not served without them.
       if (resource in SYNC_PATHS && error instanceof ClusterError && error.code === 'NotFound') return [resource, []];
@@ -62,7 +62,7 @@ export function kubeClusterSource(kubeConfig: KubeConfig): ClusterSource {
       return (await list('recommendations', SNAPSHOT_PATHS.recommendations))[1];
     },
     async verticalPodAutoscalers() {
-      return (await getJson<{ items?: KubeObject[] }>(kubeConfig, VPA_LIST_PATH)).items ?? [];
+      return (await client.get<{ items?: KubeObject[] }>(VPA_LIST_PATH)).items ?? [];
     },
   };
 }

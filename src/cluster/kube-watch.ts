@@ -1,15 +1,12 @@
-// Informers (client-node's list+watch caches) over everything the helper reads. Lists are fetched
-// as raw JSON, like the watch events, because client-node's typed lists turn times into Dates and
-// drop fields their models do not know. Lists are read a page at a time, and every object is cut
-// down to what the helper reads (cached-objects.ts) as it arrives, from a list page or a watch
-// event: 10,000 pods listed in one piece took more memory than the helper's Deployment allows.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { RequestOptions } from 'node:https';
-import { ListWatch, Watch } from '@kubernetes/client-node';
-import type { Informer, KubeConfig, KubernetesListObject, KubernetesObject, ObjectCache } from '@kubernetes/client-node';
+// List+watch caches (informers) over everything the helper reads, on kube-client.ts. Lists are read
+// a page at a time, and every object is cut down to what the helper reads (cached-objects.ts) as it
+// arrives, from a list page or a watch event: 10,000 pods listed in one piece took more memory than
+// the helper's Deployment allows. A watch resumes from the last resourceVersion it saw (bookmarks
+// move it on); one too old to resume (410 Gone) lists again, as client-go's reflector does.
 import { CACHED } from './cached-objects.js';
 import { ClusterError } from './cluster-port.js';
+import { listPaged } from './kube-client.js';
+import type { KubeClient, KubeWatch, WatchEvent } from './kube-client.js';
 import type { ClusterSnapshot } from './snapshot.js';
 import type { KubeObject, Node, Pod } from './objects.js';
 
@@ -34,136 +31,120 @@ export const SNAPSHOT_PATHS: Record<keyof ClusterSnapshot, string> = {
   hpas: '/apis/autoscaling/v2/horizontalpodautoscalers',
 };
 
-/** GET of an API path as JSON, with the kubeconfig's credentials and TLS settings. */
-export async function getJson<T>(kubeConfig: KubeConfig, path: string): Promise<T> {
-  const server = kubeConfig.getCurrentCluster()?.server;
-  if (!server) throw new ClusterError('Failed', 'the kubeconfig has no current cluster');
-  const url = new URL(path, server);
-  const options: RequestOptions = { method: 'GET', headers: { accept: 'application/json' } };
-  await kubeConfig.applyToHTTPSOptions(options);
-  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-  return new Promise<T>((resolve, reject) => {
-    const req = send(url, options, (res) => {
-      // Decoded as it arrives: the body is held once, as a string, rather than as chunks, their concatenation and the string.
-      res.setEncoding('utf8');
-      let text = '';
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        if ((res.statusCode ?? 0) >= 300) {
-          reject(new ClusterError(res.statusCode === 404 ? 'NotFound' : 'Failed', `GET ${path}: ${res.statusCode} ${text.slice(0, 200)}`, res.statusCode));
-          return;
-        }
-        try {
-          resolve(JSON.parse(text) as T);
-        } catch (error) {
-          reject(new ClusterError('Failed', `GET ${path}: not JSON`, res.statusCode, { cause: error }));
-        }
-      });
-      res.on('error', reject);
-    });
-    req.on('error', (error) => reject(new ClusterError('Failed', `GET ${path}: ${error.message}`, undefined, { cause: error })));
-    req.end();
-  });
-}
+const key = (object: KubeObject) => `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 
-/** Items per list page: client-go's reflector pages by 500 too. */
-export const PAGE_SIZE = 500;
-
-/** How often a list whose continue token expired (410) is started again from the first page. */
-const LIST_ATTEMPTS = 3;
-
-export interface PagedList {
-  metadata: { resourceVersion: string };
-  items: KubeObject[];
-}
-
-/**
- * Every item of a list, a page at a time (`limit`/`continue`), each page's items passed through
- * `keep` before the next page is read. The resource version is the first page's: the API server
- * serves every page from that snapshot, so a watch from it misses nothing. A continue token that
- * expired (410) starts the list again, as client-go's pager does.
- */
-export async function listPaged(kubeConfig: KubeConfig, path: string, keep: (item: KubeObject) => KubeObject = (item) => item, pageSize = PAGE_SIZE): Promise<PagedList> {
-  for (let attempt = 1; ; attempt++) {
-    const items: KubeObject[] = [];
-    let resourceVersion: string | undefined;
-    let token: string | undefined;
-    try {
-      do {
-        const query = new URLSearchParams({ limit: String(pageSize), ...(token && { continue: token }) });
-        const page = await getJson<{ metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] | null }>(kubeConfig, `${path}?${query}`);
-        resourceVersion ??= page.metadata?.resourceVersion ?? '';
-        for (const item of page.items ?? []) items.push(keep(item));
-        token = page.metadata?.continue || undefined;
-      } while (token);
-      return { metadata: { resourceVersion: resourceVersion ?? '' }, items };
-    } catch (error) {
-      const expired = token !== undefined && error instanceof ClusterError && error.status === 410;
-      if (!expired || attempt >= LIST_ATTEMPTS) throw error;
-    }
-  }
-}
-
-/** client-node's Watch, with each event's object cut down before the informer caches it. */
-class CuttingWatch extends Watch {
-  constructor(
-    kubeConfig: KubeConfig,
-    private readonly keep: (object: KubeObject) => KubeObject,
-  ) {
-    super(kubeConfig);
-  }
-
-  override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): ReturnType<Watch['watch']> {
-    return super.watch(path, query, (phase, object: unknown) => {
-      const cut = (phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED') && isKubeObject(object) ? this.keep(object) : object;
-      callback(phase, cut);
-    }, done);
-  }
+function resourceVersionOf(value: unknown): string | undefined {
+  const version = (value as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
+  return typeof version === 'string' && version !== '' ? version : undefined;
 }
 
 function isKubeObject(value: unknown): value is KubeObject {
   return typeof value === 'object' && value !== null && typeof (value as { metadata?: unknown }).metadata === 'object' && (value as { metadata?: unknown }).metadata !== null;
 }
 
-export function kubeClusterWatch(kubeConfig: KubeConfig, options: { restartDelayMs?: number; onError?: (resource: string, error: unknown) => void } = {}): ClusterWatch {
+export interface ClusterWatchOptions {
+  /** After a failed list or watch, how long before the next try; default 1 s. */
+  restartDelayMs?: number;
+  onError?: (resource: string, error: unknown) => void;
+}
+
+export function kubeClusterWatch(client: KubeClient, options: ClusterWatchOptions = {}): ClusterWatch {
   const restartDelay = options.restartDelayMs ?? 1000;
-  const informers = new Map<keyof ClusterSnapshot, Informer<KubernetesObject> & ObjectCache<KubernetesObject>>();
-  const timers = new Set<NodeJS.Timeout>();
+  const caches = new Map<keyof ClusterSnapshot, Map<string, KubeObject>>();
+  const watches = new Set<KubeWatch>();
+  const wakers = new Set<() => void>();
+  const loops: Promise<void>[] = [];
   let stopped = false;
+
+  /** Waits `ms`, or less when stopped. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      wakers.add(wake);
+    });
+
+  /** Lists and watches one resource until stopped; `listed` runs after the first list, done or failed. */
+  async function inform(resource: keyof ClusterSnapshot, onChange: () => void, listed: () => void): Promise<void> {
+    const path = SNAPSHOT_PATHS[resource];
+    const keep = CACHED[resource];
+    let resourceVersion = '';
+
+    const relist = async () => {
+      const list = await listPaged(client, path, keep);
+      caches.set(resource, new Map(list.items.map((item) => [key(item), item])));
+      resourceVersion = list.metadata.resourceVersion;
+      onChange();
+    };
+
+    /** One watch, to its end; an expired resourceVersion (410) clears it, so the loop lists again. */
+    const watchOnce = async () => {
+      let failed: ClusterError | undefined;
+      const cache = caches.get(resource) ?? new Map<string, KubeObject>();
+      const watch = client.watch(path, resourceVersion, ({ type, object }: WatchEvent) => {
+        if (type === 'ERROR') {
+          const status = object as { code?: number; message?: string } | undefined;
+          if (status?.code === 410) resourceVersion = '';
+          else failed = new ClusterError('Failed', `watch ${path}: ${status?.code ?? ''} ${status?.message ?? ''}`.trim(), status?.code);
+          watch.stop();
+          return;
+        }
+        resourceVersion = resourceVersionOf(object) ?? resourceVersion;
+        if (!isKubeObject(object) || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED')) return;
+        if (type === 'DELETED') cache.delete(key(object));
+        else cache.set(key(object), keep(object));
+        onChange();
+      });
+      watches.add(watch);
+      try {
+        await watch.done;
+      } catch (error) {
+        if (!(error instanceof ClusterError && error.status === 410)) throw error;
+        resourceVersion = '';
+      } finally {
+        watches.delete(watch);
+      }
+      if (failed) throw failed;
+    };
+
+    let first = true;
+    const settled = () => {
+      if (first) listed();
+      first = false;
+    };
+    while (!stopped) {
+      try {
+        if (!resourceVersion) await relist();
+        settled();
+        if (!stopped) await watchOnce();
+      } catch (error) {
+        settled();
+        // Stopping cuts every watch: that is no failure, and a clean stop says nothing about it.
+        if (stopped) return;
+        options.onError?.(resource, error);
+        await pause(restartDelay);
+      }
+    }
+  }
 
   return {
     async start(onChange) {
       stopped = false;
-      for (const [resource, path] of Object.entries(SNAPSHOT_PATHS) as [keyof ClusterSnapshot, string][]) {
-        const keep = CACHED[resource];
-        const list = async () => (await listPaged(kubeConfig, path, keep)) as unknown as KubernetesListObject<KubernetesObject>;
-        const informer = new ListWatch<KubernetesObject>(path, new CuttingWatch(kubeConfig, keep), list, false);
-        informer.on('add', onChange);
-        informer.on('update', onChange);
-        informer.on('delete', onChange);
-        // client-node stops an informer on a watch error; start it again (a relist when the version expired).
-        informer.on('error', (error) => {
-          // Stopping aborts every watch: that is no failure, and a clean stop says nothing about it.
-          if (stopped) return;
-          options.onError?.(resource, error);
-          const timer = setTimeout(() => {
-            timers.delete(timer);
-            if (!stopped) informer.start().catch((cause) => options.onError?.(resource, cause));
-          }, restartDelay);
-          timers.add(timer);
-        });
-        informers.set(resource, informer);
-      }
-      await Promise.all([...informers.values()].map((informer) => informer.start()));
+      const resources = Object.keys(SNAPSHOT_PATHS) as (keyof ClusterSnapshot)[];
+      await Promise.all(resources.map((resource) => new Promise<void>((listed) => loops.push(inform(resource, onChange, listed)))));
     },
     async stop() {
       stopped = true;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      await Promise.all([...informers.values()].map((informer) => informer.stop()));
+      for (const watch of watches) watch.stop();
+      for (const wake of [...wakers]) wake();
+      await Promise.all(loops.splice(0));
     },
     snapshot() {
-      const list = <T>(resource: keyof ClusterSnapshot) => (informers.get(resource)?.list() ?? []) as unknown as T[];
+      const list = <T>(resource: keyof ClusterSnapshot) => [...(caches.get(resource)?.values() ?? [])] as unknown as T[];
       return {
         recommendations: list('recommendations'),
         policies: list('policies'),

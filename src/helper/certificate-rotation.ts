@@ -2,11 +2,9 @@
 // (filled once, then reused; renewed before expiry, src/helper/serving-certificate.ts) and the caBundle of
 // every webhook in the MutatingWebhookConfiguration. Every replica runs it; optimistic concurrency
 // (AlreadyExists, Conflict) settles races: the loser reads what the winner wrote and uses that.
-import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import type { Server as HttpsServer } from 'node:https';
 import { ClusterError } from '../cluster/cluster-port.js';
-import { call } from '../cluster/kube-cluster-port.js';
+import type { KubeClient } from '../cluster/kube-client.js';
 import type { Logger } from '../util/logger.js';
 import { fromSecretData, renew, renewalDue, toSecretData, type ServingMaterial } from './serving-certificate.js';
 
@@ -15,7 +13,7 @@ export class WebhookCertificateError extends Error {
 }
 
 export interface CertificateRotationOptions {
-  kubeConfig: KubeConfig;
+  client: KubeClient;
   namespace: string;
   /** The Secret the install creates empty (so the helper needs no `create` on Secrets). */
   secretName: string;
@@ -29,14 +27,21 @@ export interface CertificateRotationOptions {
 /** Races lost in a row before giving up for this pass (the next pass tries again). */
 const ATTEMPTS = 5;
 
-export class CertificateRotation {
-  private readonly core: CoreV1Api;
-  private readonly admission: AdmissionregistrationV1Api;
+/** As read and written whole: a replace sends back every field it was given. */
+interface Secret {
+  metadata?: { resourceVersion?: string };
+  data?: Record<string, string>;
+}
 
-  constructor(private readonly options: CertificateRotationOptions) {
-    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
-    this.admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-  }
+interface WebhookConfiguration {
+  webhooks?: { clientConfig: { caBundle?: string } }[];
+}
+
+const secrets = (namespace: string) => `/api/v1/namespaces/${namespace}/secrets`;
+const webhookConfiguration = (name: string) => `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${name}`;
+
+export class CertificateRotation {
+  constructor(private readonly options: CertificateRotationOptions) {}
 
   /** The material to serve now: the Secret's if still good, else renewed and stored; the caBundle made to match. */
   async ensure(): Promise<ServingMaterial> {
@@ -58,14 +63,15 @@ export class CertificateRotation {
       try {
         if (secret) {
           // The resourceVersion makes this a compare-and-swap: a replica that renewed first wins.
-          await call(`update ${what}`, () => this.core.replaceNamespacedSecret({ namespace, name, body: { ...secret, data: { ...secret.data, ...toSecretData(next) } } }));
+          await this.options.client.call(`update ${what}`, 'PUT', `${secrets(namespace)}/${name}`, { ...secret, data: { ...secret.data, ...toSecretData(next) } });
         } else {
-          await call(`create ${what}`, () =>
-            this.core.createNamespacedSecret({
-              namespace,
-              body: { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace, labels: { 'app.kubernetes.io/part-of': 'kerf-gitops' } }, data: toSecretData(next) },
-            }),
-          );
+          await this.options.client.call(`create ${what}`, 'POST', secrets(namespace), {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            type: 'Opaque',
+            metadata: { name, namespace, labels: { 'app.kubernetes.io/part-of': 'kerf-gitops' } },
+            data: toSecretData(next),
+          });
         }
         logger.info('webhook certificate stored', { secret: what, renewed: current ? renewal : 'new' });
         return next;
@@ -77,10 +83,10 @@ export class CertificateRotation {
     throw new WebhookCertificateError(`${what}: still changing under us after ${ATTEMPTS} attempts`);
   }
 
-  private async readSecret(): Promise<V1Secret | undefined> {
+  private async readSecret(): Promise<Secret | undefined> {
     const { namespace, secretName: name } = this.options;
     try {
-      return await call(`read Secret ${namespace}/${name}`, () => this.core.readNamespacedSecret({ namespace, name }));
+      return await this.options.client.call<Secret>(`read Secret ${namespace}/${name}`, 'GET', `${secrets(namespace)}/${name}`);
     } catch (error) {
       if (error instanceof ClusterError && error.code === 'NotFound') return undefined;
       throw this.failed(error);
@@ -92,9 +98,9 @@ export class CertificateRotation {
     const { webhookConfiguration: name, logger } = this.options;
     const caBundle = Buffer.from(bundle).toString('base64');
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      let configuration;
+      let configuration: WebhookConfiguration;
       try {
-        configuration = await call(`read MutatingWebhookConfiguration ${name}`, () => this.admission.readMutatingWebhookConfiguration({ name }));
+        configuration = await this.options.client.call<WebhookConfiguration>(`read MutatingWebhookConfiguration ${name}`, 'GET', webhookConfiguration(name));
       } catch (error) {
         throw this.failed(error);
       }
@@ -102,7 +108,7 @@ export class CertificateRotation {
       if (webhooks.every((webhook) => webhook.clientConfig.caBundle === caBundle)) return;
       const body = { ...configuration, webhooks: webhooks.map((webhook) => ({ ...webhook, clientConfig: { ...webhook.clientConfig, caBundle } })) };
       try {
-        await call(`update MutatingWebhookConfiguration ${name}`, () => this.admission.replaceMutatingWebhookConfiguration({ name, body }));
+        await this.options.client.call(`update MutatingWebhookConfiguration ${name}`, 'PUT', webhookConfiguration(name), body);
         logger.info('webhook caBundle written', { webhookConfiguration: name, webhooks: webhooks.length });
         return;
       } catch (error) {

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient } from '../cluster/kube-client.js';
 import type { KerfConfig } from '../model/types.js';
 import { CONFIG_DEFAULTS } from '../model/validate.js';
 import { readConfigText } from '../manifests/config-file.js';
@@ -40,7 +40,8 @@ export interface HelperOptions {
   /** Run only the controller loop (local runs, tests). */
   noWebhook?: boolean;
   healthPort?: number;
-  kubeConfig: KubeConfig;
+  /** The Kubernetes API, as the service account or a kubeconfig reaches it. */
+  client: KubeClient;
   now?: () => Date;
   logger: Logger;
   /** This replica's name (reportingInstance, Lease holder); default $POD_NAME, else the host name. */
@@ -140,7 +141,7 @@ const close = (server: Server | HttpsServer | undefined) =>
 
 /** Starts the helper; resolves once caches are listed and servers listen. */
 export async function runHelper(options: HelperOptions): Promise<RunningHelper> {
-  const { logger, kubeConfig } = options;
+  const { logger, client } = options;
   const now = options.now ?? (() => new Date());
   const certificateFiles = options.tlsCert !== undefined || options.tlsKey !== undefined;
   if (!options.noWebhook && (options.webhookPort === undefined || (options.selfSignedCertificate ? certificateFiles : !options.tlsCert || !options.tlsKey))) {
@@ -154,8 +155,8 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
   const identity = options.identity ?? process.env.POD_NAME ?? hostname();
   const host = options.host ?? '0.0.0.0';
   const namespace = options.namespace ?? process.env.POD_NAMESPACE ?? 'kerf-system';
-  const port = kubeClusterPort(kubeConfig);
-  const watch = kubeClusterWatch(kubeConfig, { onError: (resource, error) => logger.warn('watch failed, restarting', { resource, error: (error as Error).message }) });
+  const port = kubeClusterPort(client);
+  const watch = kubeClusterWatch(client, { onError: (resource, error) => logger.warn('watch failed, restarting', { resource, error: (error as Error).message }) });
   let controller: Controller | undefined;
   const elector = new LeaderElector({
     port,
@@ -193,7 +194,7 @@ export async function runHelper(options: HelperOptions): Promise<RunningHelper> 
       const self = options.selfSignedCertificate;
       if (self) {
         const rotation = new CertificateRotation({
-          kubeConfig,
+          client,
           namespace,
           secretName: self.secretName,
           webhookConfiguration: self.webhookConfiguration,

@@ -3,10 +3,12 @@
 // a list is followed across `continue` against the Kubernetes stand-in.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { cachedNode, cachedObject, cachedPod, cachedReplicaSet, cachedWorkload, LAST_APPLIED } from '../../src/cluster/cached-objects.js';
-import { kubeClusterWatch, listPaged } from '../../src/cluster/kube-watch.js';
+import { kubeClient, listPaged } from '../../src/cluster/kube-client.js';
+import { kubeconfigConnection } from '../../src/cluster/kube-connection.js';
+import { kubeClusterWatch } from '../../src/cluster/kube-watch.js';
+import { standinClient } from '../support/kube-client.js';
 import type { KubeObject } from '../../src/cluster/objects.js';
 import type { KubeObject as StoredObject } from '../standins/kube/object-store.js';
 import { startKubeApi } from '../standins/kube/start-kube-api.js';
@@ -226,15 +228,21 @@ describe('listPaged and the informers', () => {
       void fetch(url).then(async (answer) => response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()));
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'proxy', server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'admin', token: 'standin-token' }],
-      contexts: [{ name: 'proxy', cluster: 'proxy', user: 'admin' }],
-      currentContext: 'proxy',
-    });
+    const client = kubeClient(
+      kubeconfigConnection([
+        {
+          data: {
+            clusters: [{ name: 'proxy', cluster: { server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } }],
+            users: [{ name: 'admin', user: { token: 'standin-token' } }],
+            contexts: [{ name: 'proxy', context: { cluster: 'proxy', user: 'admin' } }],
+            'current-context': 'proxy',
+          },
+          dir: '',
+        },
+      ]),
+    );
     onTestFinished(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
-    const list = await listPaged(kubeConfig, '/api/v1/pods', cachedPod, 3);
+    const list = await listPaged(client, '/api/v1/pods', cachedPod, 3);
     expect(pages).toHaveLength(3);
     expect(pages[0]).toBe('first');
     expect(list.metadata.resourceVersion).toBe(firstVersion);
@@ -245,7 +253,7 @@ describe('listPaged and the informers', () => {
   it('caches watched pods cut down too', async () => {
     api = await startKubeApi();
     api.store.put(apiPod('cart-0'));
-    const watch = kubeClusterWatch(api.kubeConfig());
+    const watch = kubeClusterWatch(standinClient(api));
     let changes = 0;
     await watch.start(() => changes++);
     try {

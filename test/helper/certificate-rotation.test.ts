@@ -1,4 +1,4 @@
-// The helper's own webhook certificate against the Kubernetes stand-in, driven by the real client-node:
+// The helper's own webhook certificate against the Kubernetes stand-in, driven by kerf's own client:
 // the Secret is filled (or created) once and reused by every replica, the caBundle of every webhook is
 // written, and both certificates are renewed before they expire without a replica losing trust.
 import { X509Certificate } from 'node:crypto';
@@ -10,6 +10,7 @@ import { fromSecretData, splitPem, CA_LIFETIME_MS, CA_RENEW_BEFORE_MS, SERVING_L
 import type { ServingMaterial } from '../../src/helper/serving-certificate.js';
 import type { Logger } from '../../src/util/logger.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
+import { standinClient } from '../support/kube-client.js';
 
 const START = new Date('2026-12-02T10:00:00Z');
 const HOSTS = ['kerf-gitops-helper.kerf-system.svc', 'kerf-gitops-helper.kerf-system.svc.cluster.local'];
@@ -20,7 +21,7 @@ let api: KubeApi;
 let now: Date;
 
 function replica(hosts: readonly string[] = HOSTS): CertificateRotation {
-  return new CertificateRotation({ kubeConfig: api.kubeConfig(), namespace: 'kerf-system', secretName: 'kerf-gitops-webhook-tls', webhookConfiguration: 'kerf-gitops', hosts, now: () => now, logger: quiet });
+  return new CertificateRotation({ client: standinClient(api), namespace: 'kerf-system', secretName: 'kerf-gitops-webhook-tls', webhookConfiguration: 'kerf-gitops', hosts, now: () => now, logger: quiet });
 }
 
 type Stored = { metadata: { resourceVersion: string }; data?: Record<string, string>; type?: string };

@@ -12,6 +12,7 @@ import type { HelperOptions, RunningHelper } from '../../src/helper/main.js';
 import type { KubeObject } from '../standins/kube/object-store.js';
 import { startKubeApi } from '../standins/kube/start-kube-api.js';
 import type { KubeApi, KubeApiOptions } from '../standins/kube/start-kube-api.js';
+import { standinClient } from '../support/kube-client.js';
 
 export interface LogLine {
   level: string;
@@ -54,7 +55,7 @@ export async function startHarness(options: KubeApiOptions = {}): Promise<Harnes
     logs,
     async helper(overrides = {}) {
       const helper = await runHelper({
-        kubeConfig: api.kubeConfig(),
+        client: standinClient(api),
         noWebhook: true,
         logger: collectingLogger(logs),
         identity: 'helper-a',

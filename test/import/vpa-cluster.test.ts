@@ -1,4 +1,4 @@
-// VPAs as the API serves them, read with the real client-node connection kerf uses.
+// VPAs as the API serves them, read with the client kerf uses (client-node only puts them there).
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { InputError } from '../../src/util/input-error.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { failure } from '../standins/kube/expect-status.js';
 import { createVpa, ensureNamespace, startKubeApiWithVpa } from './vpa-cluster.js';
+import { standinClient } from '../support/kube-client.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../examples/shop');
 const NOW = new Date('2026-12-02T10:00:00Z');
@@ -37,7 +38,7 @@ describe('VPAs from the cluster', () => {
     await createVpa(api, { name: 'orders', namespace: 'shop', target: { kind: 'Deployment', name: 'orders' }, updateMode: 'Off' });
     // Another team's workload: not this repo's business, so not even listed as skipped.
     await createVpa(api, { name: 'search', namespace: 'catalog', target: { kind: 'Deployment', name: 'search' }, updateMode: 'Auto' });
-    const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cwd: process.cwd(), cluster: kubeClusterSource(api.kubeConfig()) });
+    const { plan } = await runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cwd: process.cwd(), cluster: kubeClusterSource(standinClient(api)) });
     expect(plan.decisions.map((d) => `${d.target.namespace}/${d.target.name}`)).toEqual(['shop/cart']);
     // cart: requests 500m/512Mi, memory limit 1Gi (ratio 2) → 250m, 300Mi and a 600Mi limit, as VPA's admission controller would set.
     expect(plan.decisions[0]?.changes.map(({ field, from, to }) => ({ field, from, to }))).toEqual([
@@ -55,7 +56,7 @@ Skipped VPA recommendations (2):
 
   it('a cluster without VPA installed stops the run (planned without VPAs, every open PR would look unwanted)', async () => {
     api = await startKubeApi();
-    const source = kubeClusterSource(api.kubeConfig());
+    const source = kubeClusterSource(standinClient(api));
     expect(await clusterVpas(source)).toEqual({ error: expect.objectContaining({ code: 'VpaNotInstalled' }) });
     await expect(runPlan({ repo: EXAMPLE, recommendations: ['vpa'], now: NOW, fleetPaused: false, cwd: process.cwd(), cluster: source })).rejects.toThrow(
       new InputError(`the cluster at ${source.server} serves no autoscaling.k8s.io/v1 VerticalPodAutoscalers: install the VPA recommender (its CRDs) first`),

@@ -4,6 +4,7 @@ import { utimesSync, writeFileSync } from 'node:fs';
 import { configSource, HelperConfigError, HelperOptionsError, runHelper } from '../../src/helper/main.js';
 import { collectingLogger, startHarness } from '../helper/cluster-harness.js';
 import type { Harness, LogLine } from '../helper/cluster-harness.js';
+import { standinClient } from '../support/kube-client.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -36,7 +37,7 @@ describe('runHelper', () => {
     ['TLS files that do not exist', { webhookPort: 0, tlsCert: '/nonexistent/tls.crt', tlsKey: '/nonexistent/tls.key' }, HelperOptionsError],
     ['a config file that does not exist', { noWebhook: true, config: '/nonexistent/config.yaml' }, HelperConfigError],
   ])('refuses %s', async (_name, options, error) => {
-    await expect(runHelper({ kubeConfig: h.api.kubeConfig(), logger: collectingLogger([]), ...options })).rejects.toBeInstanceOf(error);
+    await expect(runHelper({ client: standinClient(h.api), logger: collectingLogger([]), ...options })).rejects.toBeInstanceOf(error);
   });
 
   it.each([
@@ -44,7 +45,7 @@ describe('runHelper', () => {
     ['a pause that is not a boolean', { pause: 'maybe' }],
   ])('refuses a config file with %s, naming it', async (_name, config) => {
     const file = h.writeConfig(config);
-    const started = runHelper({ kubeConfig: h.api.kubeConfig(), logger: collectingLogger([]), noWebhook: true, config: file });
+    const started = runHelper({ client: standinClient(h.api), logger: collectingLogger([]), noWebhook: true, config: file });
     await expect(started).rejects.toBeInstanceOf(HelperConfigError);
     await expect(started).rejects.toThrow(file);
   });

@@ -46,6 +46,14 @@ async function image(args: string[]) {
   }
 }
 
+/** The helper container of the install's Deployment. */
+const helperContainer = () =>
+  (parseAllDocuments(readFileSync(join(root, 'templates/install/deployment.yaml'), 'utf8')).map((doc) => doc.toJS()).find((doc) => doc.kind === 'Deployment')).spec.template.spec
+    .containers[0] as { env: { name: string; value?: string }[] };
+
+/** The bundle's chunks as the build made them, where the image keeps them. */
+const chunks = () => readdirSync(join(root, 'lib/kerf-gitops-chunks')).map((name) => `/app/kerf-gitops-chunks/${name}`);
+
 function files(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -95,8 +103,9 @@ describe('the Dockerfile', () => {
 });
 
 describe('the runtime layer', () => {
-  it('holds the one bundle and the licence, with no node_modules in reach', () => {
-    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs']);
+  it('holds the bundle, its chunks and the licence, with no node_modules in reach', () => {
+    expect(chunks().length).toBeGreaterThan(1);
+    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs', ...chunks()].sort());
     expect(nodeModulesInReach(join(layer, 'app'), existsSync)).toEqual([]);
   });
 
@@ -117,7 +126,7 @@ describe('the runtime layer', () => {
     const { stdout } = await run(process.execPath, [join(root, 'lib/cli.js'), ...args], { env: { ...process.env, KERF_PAUSE: '' } });
     expect(parse(fromImage.stdout)).toEqual(parse(stdout));
     expect(parse(fromImage.stdout).decisions.length).toBeGreaterThan(5);
-    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs']);
+    expect(files(layer)).toEqual(['/app/LICENSE', '/app/kerf-gitops.mjs', ...chunks()].sort());
   });
 
   it('reconcile --dry-run renders the PR bodies from the template carried in the bundle', async () => {
@@ -143,7 +152,9 @@ function callWebhook(port: number, ca: string): Promise<number> {
 }
 
 describe('the helper from the runtime layer', () => {
-  it('runs against the cluster with its own certificate: fills the Secret, writes the caBundle, serves TLS by the Service name, stops on SIGTERM', async () => {
+  it('runs against the cluster with its own certificate and the Deployment\'s NODE_OPTIONS: fills the Secret, writes the caBundle, serves TLS by the Service name, stops on SIGTERM', async () => {
+    const nodeOptions = helperContainer().env.find((variable) => variable.name === 'NODE_OPTIONS')?.value;
+    expect(nodeOptions).toMatch(/^--max-semi-space-size=\d+$/);
     const api = await startKubeApi();
     try {
       const manifest = parseAllDocuments(readFileSync(join(root, 'templates/install/webhook.yaml'), 'utf8'))[0]!.toJS();
@@ -151,7 +162,7 @@ describe('the helper from the runtime layer', () => {
       api.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'kerf-gitops-webhook-tls', namespace: 'kerf-system' } } as never);
       const [webhookPort, healthPort] = [await freePort(), await freePort()];
       const { argv, cwd } = command(['helper', '--webhook-port', String(webhookPort), '--health-port', String(healthPort), '--self-signed-cert']);
-      const child = spawn(process.execPath, argv, { cwd, env: { PATH: process.env.PATH ?? '', HOME: layer, KUBECONFIG: api.kubeconfigPath, POD_NAME: 'helper-0', POD_NAMESPACE: 'kerf-system' } });
+      const child = spawn(process.execPath, argv, { cwd, env: { PATH: process.env.PATH ?? '', HOME: layer, NODE_OPTIONS: nodeOptions, KUBECONFIG: api.kubeconfigPath, POD_NAME: 'helper-0', POD_NAMESPACE: 'kerf-system' } });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));

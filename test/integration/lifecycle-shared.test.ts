@@ -15,6 +15,7 @@ import { startGitServer, type GitServer } from '../standins/git/git-server.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
 import { loopRun } from '../support/loop-run.js';
 import { syncFromGit } from '../support/gitops-sync.js';
+import { standinClient } from '../support/kube-client.js';
 
 // A Wednesday 10:00 UTC moving with the wall clock: no window or freeze is open for the shop.
 const START = Date.now();
@@ -57,7 +58,7 @@ beforeAll(async () => {
     await api.store.reconcileWorkloads();
     return (api.store.list('pods', 'shop') as { status?: { phase?: string } }[]).every((pod) => pod.status?.phase === 'Running');
   });
-  helper = await runHelper({ kubeConfig: api.kubeConfig(), noWebhook: true, logger: collectingLogger(logs), identity: 'helper-a', namespace: 'kerf-system', host: '127.0.0.1', resyncMs: 50, leaseDurationSeconds: 3, leaseRetryMs: 50, now: clock });
+  helper = await runHelper({ client: standinClient(api), noWebhook: true, logger: collectingLogger(logs), identity: 'helper-a', namespace: 'kerf-system', host: '127.0.0.1', resyncMs: 50, leaseDurationSeconds: 3, leaseRetryMs: 50, now: clock });
   sampler = setInterval(sample, 5);
 });
 afterAll(async () => {

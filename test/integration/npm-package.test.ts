@@ -2,7 +2,7 @@
 // temporary prefix with npm itself, offline and with a registry that does not answer, then run by its bin.
 // The package needs nothing from the registry: the bundle carries every dependency.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,8 +49,10 @@ beforeAll(async () => {
 afterAll(() => rm(temp, { recursive: true, force: true }));
 
 describe('the npm package', () => {
-  it('holds exactly the bundle, the licence, the README and package.json', () => {
-    expect(packed.files.map((file) => file.path).sort()).toEqual(['LICENSE', 'README.md', 'lib/kerf-gitops.mjs', 'package.json']);
+  it('holds exactly the bundle and its chunks, the licence, the README and package.json', () => {
+    const chunks = readdirSync(join(root, 'lib/kerf-gitops-chunks')).map((name) => `lib/kerf-gitops-chunks/${name}`);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(packed.files.map((file) => file.path).sort()).toEqual(['LICENSE', 'README.md', 'lib/kerf-gitops.mjs', ...chunks, 'package.json'].sort());
   });
 
   it('declares no runtime dependency, so installing it fetches nothing', () => {

@@ -1,4 +1,4 @@
-// The one status writer over client-node and the Kubernetes stand-in: conditional on the
+// The one status writer over kerf's Kubernetes client and the stand-in: conditional on the
 // resourceVersion it read, refused when the stage is not the writer's, an Event only on a move.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeClusterPort } from '../../src/cluster/kube-cluster-port.js';
@@ -6,6 +6,7 @@ import type { ClusterPort } from '../../src/cluster/cluster-port.js';
 import { writeStatus } from '../../src/lifecycle/status-writer.js';
 import type { KubeObject } from '../../src/cluster/objects.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
+import { standinClient } from '../support/kube-client.js';
 
 let api: KubeApi;
 let port: ClusterPort;
@@ -14,7 +15,7 @@ const workload: KubeObject = { kind: 'Deployment', metadata: { name: 'web', name
 
 beforeAll(async () => {
   api = await startKubeApi();
-  port = kubeClusterPort(api.kubeConfig());
+  port = kubeClusterPort(standinClient(api));
 });
 afterAll(async () => api.close());
 

@@ -46,7 +46,8 @@ function workdir(stage: Stage): string {
 
 /**
  * Copies what the last stage's COPY lines take from the build stage into `layer` (paths kept), from
- * `root`, where `npm run build` has put the same files the build stage makes at its WORKDIR.
+ * `root`, where `npm run build` has put the same files the build stage makes at its WORKDIR. A
+ * directory is copied whole to the target, as `COPY <dir> <target>` copies its contents there.
  * Returns the image paths copied. Only the forms the Dockerfile uses are understood; others throw.
  */
 export function layOutRuntimeLayer(stages: Stage[], root: string, layer: string): string[] {
@@ -65,9 +66,8 @@ export function layOutRuntimeLayer(stages: Stage[], root: string, layer: string)
     if (inBuild.startsWith('..') || /[*?[]/.test(inBuild)) throw new Error(`Dockerfile: ${from_} is outside the build stage's WORKDIR or a glob`);
     const target = posix.resolve(workdir(runtime), to.endsWith('/') ? posix.join(to, posix.basename(from_)) : to);
     const file = join(root, inBuild);
-    if (!statSync(file).isFile()) throw new Error(`Dockerfile: ${from_} is not a file`);
     mkdirSync(dirname(join(layer, target)), { recursive: true });
-    cpSync(file, join(layer, target));
+    cpSync(file, join(layer, target), { recursive: statSync(file).isDirectory() });
     copied.push(target);
   }
   return copied;

@@ -12,6 +12,7 @@ import { CertificateRotation } from '../../src/helper/certificate-rotation.js';
 import { fromSecretData } from '../../src/helper/serving-certificate.js';
 import type { Logger } from '../../src/util/logger.js';
 import { startKubeApi, type KubeApi } from '../standins/kube/start-kube-api.js';
+import { standinClient } from '../support/kube-client.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
@@ -132,7 +133,7 @@ describe.skipIf(!hasKubectl)('kubectl apply --server-side to the stand-in [needs
   it('-k templates/ applies without cert-manager; the helper fills the Secret and caBundle, and a re-apply keeps both', async () => {
     await kubectl('apply', '--server-side', '-k', 'templates/');
     const rotation = new CertificateRotation({
-      kubeConfig: api.kubeConfig(),
+      client: standinClient(api),
       namespace: 'kerf-system',
       secretName: 'kerf-gitops-webhook-tls',
       webhookConfiguration: 'kerf-gitops',

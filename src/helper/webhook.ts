@@ -187,6 +187,14 @@ function reloadOnChange(server: Server, options: CertificateFiles & WebhookServe
 
 const MAX_BODY = 3 * 1024 * 1024;
 
+/**
+ * How long an idle connection is kept: longer than kube-apiserver's webhook client keeps one (Go's
+ * http.Transport, 90 s), so the client is the one to close it. Closing first (node's default is
+ * 5 s) makes the next call after a quiet spell pay a new TLS handshake, and a call sent just as the
+ * server closes fails, which the API server does not retry for a POST.
+ */
+const KEEP_ALIVE_MS = 120_000;
+
 /** The HTTPS server on `/mutate-pods`; any error answers allowed without a patch (fail open). */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<Server> {
   const { logger } = options;
@@ -218,6 +226,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
     });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => {

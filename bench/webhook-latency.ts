@@ -126,6 +126,7 @@ class Connections {
   private readonly idle: TLSSocket[] = [];
   private readonly waiting: { resolve: (socket: TLSSocket) => void; reject: (error: Error) => void }[] = [];
   private open = 0;
+  private closed = false;
 
   constructor(
     private readonly target: Target,
@@ -145,7 +146,9 @@ class Connections {
     }
   }
 
+  /** Ends the idle connections, and any still being dialled as they come up. */
   close(): void {
+    this.closed = true;
     for (const socket of this.idle.splice(0)) socket.destroy();
   }
 
@@ -163,6 +166,10 @@ class Connections {
   }
 
   private give(socket: TLSSocket): void {
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
     const next = this.waiting.shift();
     if (next) next.resolve(socket);
     else this.idle.push(socket);

@@ -45,24 +45,27 @@ export function buildWebhookState(input: {
 }): WebhookState {
   const replicaSetOwners = replicaSetOwnersOf(input.replicaSets);
   const applied = new Map<string, AppliedValues>();
-  const byWorkload = new Map<string, Map<string, ContainerRecommendation[]>>();
-  const sortedPods = [...input.pods].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-  for (const pod of sortedPods) {
+  // Per workload and revision, its first pod by name: a stable pick when pods of one revision
+  // differ. Found in one pass: sorting every pod of the cluster cost more than the rest of the
+  // rebuild, and a rebuild follows any change in the caches, on the next admission's path.
+  const firstPods = new Map<string, Map<string, Pod>>();
+  for (const pod of input.pods) {
     const namespace = pod.metadata.namespace ?? 'default';
     const owner = podWorkload(pod, namespace, replicaSetOwners);
     const revision = revisionOf(pod.metadata.labels);
     if (!owner || !revision || pod.metadata.deletionTimestamp) continue;
     const key = workloadKey({ namespace, kind: owner.kind, name: owner.name });
-    const revisions = byWorkload.get(key) ?? new Map<string, ContainerRecommendation[]>();
-    if (!revisions.has(revision)) revisions.set(revision, carried(pod));
-    byWorkload.set(key, revisions);
+    const revisions = firstPods.get(key) ?? new Map<string, Pod>();
+    const first = revisions.get(revision);
+    if (!first || pod.metadata.name.localeCompare(first.metadata.name) < 0) revisions.set(revision, pod);
+    firstPods.set(key, revisions);
   }
   for (const { recommendation, generation, observedGeneration } of input.recommendations) {
     if (observedGeneration === undefined || recommendation.status.strategy !== 'in-place') continue;
     const key = workloadKey({ namespace: recommendation.namespace, ...recommendation.targetRef });
     applied.set(key, {
       ...(observedGeneration === generation && { released: recommendation.containers }),
-      byRevision: byWorkload.get(key) ?? new Map(),
+      byRevision: new Map([...(firstPods.get(key) ?? [])].map(([revision, pod]) => [revision, carried(pod)])),
     });
   }
   return { replicaSetOwners, applied };

@@ -78,6 +78,10 @@ describe('webhook server', () => {
     }
   });
 
+  it('keeps idle connections open longer than kube-apiserver\'s webhook client does (90 s), so the client closes them', () => {
+    expect(server.keepAliveTimeout).toBeGreaterThan(90_000);
+  });
+
   it('answers 404 off its path', async () => {
     expect((await post('/other', review)).status).toBe(404);
   });

@@ -124,6 +124,14 @@ describe('admit', () => {
     expect(pod.spec.containers[0]?.resources).toEqual({ requests: { cpu: '300m', memory: '400Mi' }, limits: { memory: '1Gi' } });
   });
 
+  it('Z1: when running pods of one revision differ, new pods get what the first of them by name carries, in whatever order the cache lists them', () => {
+    const carrying = (name: string, cpu: string) => aPod({ name, containers: [aPodContainer({ resources: { requests: { cpu, memory: '400Mi' }, limits: { memory: '1Gi' } } })] });
+    const siblings = [carrying('cart-abc-c', '320m'), carrying('cart-abc-a', '300m'), carrying('cart-abc-b', '310m')];
+    for (const order of [siblings, [...siblings].reverse()]) {
+      expect(admitted(newPod(), [view({ generation: 3 })], order).spec.containers[0]?.resources?.requests?.cpu).toBe('300m');
+    }
+  });
+
   it('the answer is allowed, with the patch base64-encoded as JSONPatch', () => {
     const ops = [{ op: 'add' as const, path: '/spec/containers/0/resources/requests/cpu', value: '250m' }];
     const answer = reviewResponse('u-1', ops);

@@ -10,7 +10,7 @@ import { EditError } from '../manifests/edit-error.js';
 import { ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
 import { KustomizeError } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
-import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
+import { addPatchToKustomization, overlayPatchTargets, renderOverlayPatch, withPatchTarget, type ContainerOrder, type OverlayPatchContainer, type OverlayPatchTarget, type PatchTargets } from '../manifests/kustomize-overlay-patch.js';
 import type { EditDecision } from '../manifests/kustomize-resolve.js';
 import { editedFile, resolveField } from '../manifests/kustomize-values.js';
 
@@ -64,6 +64,8 @@ interface Staged {
 class Workspace {
   private readonly committed = new Map<string, ResourceFileEditor>();
   private staged = new Map<string, Staged>();
+  /** The last text kerf made of each overlay patch file, with its targets: the next workload's edit need not parse it again. */
+  private readonly patchTargets = new Map<string, { text: string; targets: PatchTargets }>();
   constructor(
     private readonly read: (path: string) => string | undefined,
     /** How many documents the scan found in a file, so its editor parses only those it edits. */
@@ -99,6 +101,17 @@ class Workspace {
 
   write(path: string, text: string): void {
     this.staged.set(path, { editor: new ResourceFileEditor(text, path), documents: new Map() });
+  }
+
+  /** kerf's overlay patch `path` with `target`'s containers set (see renderOverlayPatch). */
+  writeOverlayPatch(path: string, target: OverlayPatchTarget, containers: OverlayPatchContainer[], order: ContainerOrder): void {
+    const text = this.text(path);
+    const known = this.patchTargets.get(path);
+    // Keyed by the text itself: a discarded decision's patch is not what the file holds.
+    const targets = text === undefined ? undefined : known?.text === text ? known.targets : overlayPatchTargets(text, path);
+    const patched = renderOverlayPatch(text, target, containers, { order, file: path, ...(targets && { targets }) });
+    this.patchTargets.set(path, { text: patched, targets: withPatchTarget(targets, target) });
+    this.write(path, patched);
   }
 
   /** Keeps the current decision's edits; `discard` drops them. */
@@ -197,7 +210,7 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
     work.editDocument(decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
   }
   for (const [path, { decision, containers }] of overlays) {
-    work.write(path, renderOverlayPatch(work.text(path), decision.target, [...containers.values()], { order: decision.order, file: path }));
+    work.writeOverlayPatch(path, decision.target, [...containers.values()], decision.order);
     const kustomization = work.text(decision.kustomization);
     if (kustomization === undefined) throw new UnsupportedSourceError(`${decision.kustomization}: not found in the scanned repo`);
     work.write(decision.kustomization, addPatchToKustomization(kustomization, undefined, decision.kustomization));

@@ -280,7 +280,14 @@ const KERF_KINDS = ['RightsizingPolicy', 'RightsizingRecommendation'] as const;
  * What the screen keeps: the kinds the scan reads, and kinds near kerf's (a misspelt kind of
  * kerf's must still be reported; documents naming kerf's API group are kept as well).
  */
-const SCREENED_KINDS = { has: (kind: string): boolean => SCANNED_KINDS.has(kind) || didYouMean(kind, KERF_KINDS) !== undefined };
+const nearKerfKinds = new Map<string, boolean>();
+const SCREENED_KINDS = {
+  has: (kind: string): boolean => {
+    if (SCANNED_KINDS.has(kind)) return true;
+    if (!nearKerfKinds.has(kind)) nearKerfKinds.set(kind, didYouMean(kind, KERF_KINDS) !== undefined);
+    return nearKerfKinds.get(kind) === true;
+  },
+};
 
 /**
  * Where a field of a kerf object is written, for its problems. The scan keeps no file texts, so
@@ -305,11 +312,21 @@ function fileLocator(index: RepoIndex, file: string, document: number): Locator 
   };
 }
 
+type MisspeltKerfObject = { kind: (typeof KERF_KINDS)[number]; problem: { code: string; message: string } };
+const misspeltSeen = new Map<string, MisspeltKerfObject | undefined>();
+
 /**
  * A kind or apiVersion of kerf's spelt wrong: an error (did you mean …), and a would-be policy
  * holds its namespace like an invalid one. Undefined when the object is not near kerf's at all.
  */
-export function misspeltKerfObject(kind: string, apiVersion: string): { kind: (typeof KERF_KINDS)[number]; problem: { code: string; message: string } } | undefined {
+export function misspeltKerfObject(kind: string, apiVersion: string): MisspeltKerfObject | undefined {
+  // Every object is asked, and a repo has few distinct kinds and apiVersions: edit distances once each.
+  const key = `${kind}\u0000${apiVersion}`;
+  if (!misspeltSeen.has(key)) misspeltSeen.set(key, judgeKerfObject(kind, apiVersion));
+  return misspeltSeen.get(key);
+}
+
+function judgeKerfObject(kind: string, apiVersion: string): MisspeltKerfObject | undefined {
   const exactKind = KERF_KINDS.find((k) => k === kind);
   const nearKind = exactKind ?? (didYouMean(kind, KERF_KINDS) as (typeof KERF_KINDS)[number] | undefined);
   const inGroup = apiVersion.startsWith(`${API_GROUP}/`);

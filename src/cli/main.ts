@@ -242,7 +242,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       case 'write': {
         const options = parseCommandOptions(rest, env);
         // The plan made its edits already (and refused what it could not place): they are written as they are.
-        const { plan, edits } = await runPlan(options);
+        const { plan, edits } = await runPlan(options, { edits: true });
         await writeFilesAtomic(options.repo, edits.map((edit) => ({ path: edit.path, content: edit.after })));
         const result = { ...plan, written: edits.map((edit) => edit.path) };
         process.stdout.write(

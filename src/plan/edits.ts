@@ -1,7 +1,7 @@
 // From pull-request decisions to file edits, byte-exact; a branch's ChangeSet
 // (src/reconcile/change-set.ts) carries them with its commit message, PR and status.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { Change, Decision, HelmValuesSource, PlanError, ResourceName, Workload } from '../model/types.js';
 import { editHelmValues } from '../manifests/helm/values-edit.js';
 import type { RepoIndex } from '../manifests/scan.js';
@@ -10,7 +10,7 @@ import { EditError } from '../manifests/edit-error.js';
 import { ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
 import { KustomizeError } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
-import { addPatchToKustomization, overlayPatchTargets, renderOverlayPatch, withPatchTarget, type ContainerOrder, type OverlayPatchContainer, type OverlayPatchTarget, type PatchTargets } from '../manifests/kustomize-overlay-patch.js';
+import { addPatchToKustomization, KERF_PATCH_FILE, overlayPatchTargets, renderOverlayPatch, withPatchTarget, type ContainerOrder, type OverlayPatchContainer, type OverlayPatchTarget, type PatchTargets } from '../manifests/kustomize-overlay-patch.js';
 import type { EditDecision } from '../manifests/kustomize-resolve.js';
 import { editedFile, resolveField } from '../manifests/kustomize-values.js';
 
@@ -127,6 +127,12 @@ class Workspace {
     this.staged = new Map();
   }
 
+  /** Lets a file go: no later decision edits it, and its text is not wanted. */
+  forget(path: string): void {
+    this.committed.delete(path);
+    this.patchTargets.delete(path);
+  }
+
   /** Every file a committed decision touched, with its text now. */
   *results(): IterableIterator<[string, string]> {
     for (const [path, editor] of this.committed) yield [path, editor.render()];
@@ -217,12 +223,43 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
   }
 }
 
+/** The file a workload's edit goes into when that is its own document: not rendered by kustomize, not Helm values (as `planEdits` branches). */
+function ownDocumentFile(index: RepoIndex, workload: Workload): string | undefined {
+  return (index.kustomize && workload.source.root !== undefined) || workload.helm ? undefined : workload.source.file;
+}
+
+/**
+ * The files each decision is the last to edit, by its place in `decisions`, among those only
+ * workloads' own documents are edited in: kustomize edits what a kustomization names (and its
+ * overlay patches), Helm edits values files, and those stay to the end.
+ */
+function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number, string[]> {
+  const last = new Map<string, number>();
+  const shared = new Set<string>();
+  decisions.forEach((decision, i) => {
+    const workload = index.workloads.get(workloadKey(decision.target));
+    if (!workload) return;
+    const own = ownDocumentFile(index, workload);
+    if (own !== undefined) last.set(own, i);
+    else if (workload.helm) shared.add(workload.helm.file);
+  });
+  const after = new Map<number, string[]>();
+  for (const [file, i] of last) {
+    if (shared.has(file) || index.files.get(file)?.named || posix.basename(file) === KERF_PATCH_FILE) continue;
+    after.set(i, [...(after.get(i) ?? []), file]);
+  }
+  return after;
+}
+
 /**
  * Applies the changes of `decisions` (pull-request ones only) to the scanned file texts. A
  * decision whose edit is refused leaves every file as it was and becomes an error entry; the
- * others go on.
+ * others go on. With `files: false` only which decisions land and what is refused is wanted
+ * (plan's dry run): `edits` is empty, and a manifest is let go once the last decision that edits
+ * it is done, so memory does not grow with every file edited.
  */
-export function planEdits(index: RepoIndex, decisions: readonly Decision[]): EditPlan {
+export function planEdits(index: RepoIndex, decisions: readonly Decision[], options: { files?: boolean } = {}): EditPlan {
+  const files = options.files ?? true;
   // The scan keeps no texts: the files to edit are read again, as they are now.
   const originals = new Map<string, string | undefined>();
   const read = (path: string): string | undefined => {
@@ -232,10 +269,24 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
   const work = new Workspace(read, (path) => index.files.get(path)?.documents.length);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
-  for (const proposed of decisions) {
-    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) continue;
+  const done = files ? new Map<number, string[]>() : lastEdits(index, decisions);
+  for (const [i, proposed] of decisions.entries()) {
+    placeDecision(proposed);
+    for (const path of done.get(i) ?? []) {
+      work.forget(path);
+      originals.delete(path);
+    }
+  }
+  if (!files) return { edits: [], applied, errors };
+  const edits = [...work.results()]
+    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
+    .filter((edit) => edit.before !== edit.after);
+  return { edits, applied, errors };
+
+  function placeDecision(proposed: Decision): void {
+    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) return;
     const workload = index.workloads.get(workloadKey(proposed.target));
-    if (!workload) continue;
+    if (!workload) return;
     const { placed, refused } = placeChanges(index, workload, proposed.changes);
     for (const { container, message } of refused) {
       errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
@@ -268,8 +319,4 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
       }
     }
   }
-  const edits = [...work.results()]
-    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
-    .filter((edit) => edit.before !== edit.after);
-  return { edits, applied, errors };
 }

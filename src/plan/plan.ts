@@ -79,11 +79,15 @@ function byTarget(a: Decision, b: Decision): number {
 }
 
 export function makePlan(input: PlanInput): Plan {
-  return makePlanWithEdits(input).plan;
+  return planWith(input, false).plan;
 }
 
 /** The plan and the file edits of its pull-request decisions, which `write` writes as they are. */
 export function makePlanWithEdits(input: PlanInput): { plan: Plan; edits: FileEdit[] } {
+  return planWith(input, true);
+}
+
+function planWith(input: PlanInput, files: boolean): { plan: Plan; edits: FileEdit[] } {
   const { index, recommendations, config, fleetPaused, now } = input;
   // Window problems come with the objects' own (validation reports them, at the field's line).
   const errors: PlanError[] = [...index.errors];
@@ -161,7 +165,7 @@ export function makePlanWithEdits(input: PlanInput): { plan: Plan; edits: FileEd
   // workloads change), so what `plan` proposes is what `write` writes, and what it cannot place is
   // refused here, by container. In the order of the plan's decisions: where several workloads add
   // to one file (kerf's overlay patch), their documents follow that order.
-  const dryRun = planEdits(index, proposed.sort(byTarget));
+  const dryRun = planEdits(index, proposed.sort(byTarget), { files });
   errors.push(...dryRun.errors);
   decisions.push(...dryRun.applied);
   decisions.sort(byTarget);

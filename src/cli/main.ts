@@ -8,7 +8,6 @@ import { renderPlanTable } from '../plan/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from '../reconcile/reconcile-command.js';
 import { diagnose, notChecked, renderFindings } from '../plan/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/github.js';
-import { planEdits } from '../plan/edits.js';
 import { hasErrors } from '../plan/plan.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
 import { clusterFromEnvironment, type ClusterConnection } from '../cluster/environment.js';
@@ -157,16 +156,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       }
       case 'write': {
         const options = parseCommandOptions(rest, env);
-        const { plan, index } = await runPlan(options);
-        const { edits, errors } = planEdits(index, plan.decisions);
+        // The plan made its edits already (and refused what it could not place): they are written as they are.
+        const { plan, edits } = await runPlan(options, { edits: true });
         await writeFilesAtomic(options.repo, edits.map((edit) => ({ path: edit.path, content: edit.after })));
-        const result = { ...plan, errors: [...plan.errors, ...errors], written: edits.map((edit) => edit.path) };
+        const result = { ...plan, written: edits.map((edit) => edit.path) };
         process.stdout.write(
           options.output === 'json'
             ? `${JSON.stringify(result, null, 2)}\n`
             : `${renderPlanTable(result)}\n${result.written.length === 0 ? 'No file changed.' : `Wrote ${result.written.length} file(s):\n${result.written.map((path) => `  ${path}`).join('\n')}`}\n`,
         );
-        // Any error counts, a refusal among them whether `plan` already made it or the write did.
+        // Any error counts, a refusal of an edit among them.
         return hasErrors(result.errors) ? 1 : 0;
       }
       case 'doctor': {

@@ -71,9 +71,33 @@ function patchDocument(target: OverlayPatchTarget, containers: PatchContainer[],
   return stringify({ apiVersion: target.apiVersion, kind: target.kind, metadata, spec: { template: { spec: podSpec } } });
 }
 
-function isTarget(doc: unknown, target: OverlayPatchTarget): boolean {
-  const metadata = isObject(doc) && isObject(doc['metadata']) ? doc['metadata'] : undefined;
-  return isObject(doc) && doc['kind'] === target.kind && metadata?.['name'] === target.name && (metadata['namespace'] ?? undefined) === target.namespace;
+/** Each document of a patch file by the target it patches (undefined: none), as `renderOverlayPatch` matches them. */
+export type PatchTargets = readonly (string | undefined)[];
+
+function targetKey(kind: unknown, name: unknown, namespace: unknown): string | undefined {
+  const ns = namespace ?? undefined;
+  return typeof kind === 'string' && typeof name === 'string' && (ns === undefined || typeof ns === 'string') ? JSON.stringify([kind, name, ns ?? null]) : undefined;
+}
+
+/** What each document of the patch file `text` targets; throws when it does not parse, as kerf will not overwrite it. */
+export function overlayPatchTargets(text: string, file: string = KERF_PATCH_FILE): PatchTargets {
+  const docs = parseAllDocuments(text);
+  const list = Array.isArray(docs) ? docs : [docs];
+  const broken = list.find((doc) => doc.errors.length > 0);
+  if (broken !== undefined) {
+    throw new KustomizeError('KUSTOMIZE_BAD_PATCH_FILE', file, `does not parse as YAML (${broken.errors[0]?.message ?? 'error'}); kerf will not overwrite it`);
+  }
+  return list.map((doc) => {
+    const js: unknown = doc.toJS();
+    const metadata = isObject(js) && isObject(js['metadata']) ? js['metadata'] : undefined;
+    return isObject(js) ? targetKey(js['kind'], metadata?.['name'], metadata?.['namespace']) : undefined;
+  });
+}
+
+/** The targets of the text `renderOverlayPatch` returns for `target`, from those of the text it was given (undefined: none). */
+export function withPatchTarget(targets: PatchTargets | undefined, target: OverlayPatchTarget): PatchTargets {
+  const key = targetKey(target.kind, target.name, target.namespace);
+  return targets?.includes(key) ? targets : [...(targets ?? []), key];
 }
 
 export interface OverlayPatchOptions {
@@ -81,6 +105,11 @@ export interface OverlayPatchOptions {
   order?: ContainerOrder;
   /** For error messages. */
   file?: string;
+  /**
+   * `overlayPatchTargets(existingText)` when the caller knows it (kept with `withPatchTarget`), so
+   * a file kerf adds many workloads to is not parsed again for each.
+   */
+  targets?: PatchTargets;
 }
 
 /**
@@ -100,15 +129,11 @@ export function renderOverlayPatch(
   if (existingText === undefined) return HEADER + render();
   const file = options.file ?? KERF_PATCH_FILE;
   const eol = lineEnding(existingText);
-  const docs = parseAllDocuments(existingText);
-  const list = Array.isArray(docs) ? docs : [docs];
-  const broken = list.find((doc) => doc.errors.length > 0);
-  if (broken !== undefined) {
-    throw new KustomizeError('KUSTOMIZE_BAD_PATCH_FILE', file, `does not parse as YAML (${broken.errors[0]?.message ?? 'error'}); kerf will not overwrite it`);
-  }
-  const index = list.findIndex((doc) => isTarget(doc.toJS(), target));
+  const targets = options.targets ?? overlayPatchTargets(existingText, file);
+  const index = targets.indexOf(targetKey(target.kind, target.name, target.namespace));
   if (index < 0) {
-    const hasDocument = list.some((doc) => doc.contents !== null);
+    // A parsed document always has contents (a null scalar at least): none only in a file of comments.
+    const hasDocument = targets.length > 0;
     const separator = existingText === '' || existingText.endsWith('\n') ? '' : eol;
     return existingText + separator + (hasDocument ? `---${eol}` : '') + withLineEnding(render(), eol);
   }

@@ -1,6 +1,6 @@
 // Walks a repo once, parses every YAML file once, and indexes what the rules need.
 import { readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import type {
   HorizontalPodAutoscaler,
@@ -12,7 +12,7 @@ import type {
   Locator,
   Workload,
 } from '../model/types.js';
-import { workloadFromObject } from '../model/workload.js';
+import { isWorkloadKind, workloadFields, workloadFromObject } from '../model/workload.js';
 import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
 import { didYouMean } from '../model/schema.js';
 import { documentLocator } from './yaml-locate.js';
@@ -95,7 +95,11 @@ async function listYamlFiles(root: string, dir: string, out: string[]): Promise<
   }
 }
 
-/** Reads and parses the repo's YAML files (each once); `paths` selects among them later (see targeting.ts). */
+/**
+ * Reads and parses the repo's YAML files (each once); `paths` selects among them later (see targeting.ts).
+ * Read synchronously: a fleet's repo is thousands of small files, and the promise API's round trips
+ * through the thread pool cost more per file than the reads.
+ */
 export async function readRepoFiles(root: string): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
   const names: string[] = [];
   await listYamlFiles(root, root, names);
@@ -104,13 +108,13 @@ export async function readRepoFiles(root: string): Promise<{ files: Map<string, 
   const errors: PlanError[] = [];
   const kustomizations = new Map<string, string>();
   for (const name of names.filter(isKustomizationPath)) {
-    const text = decodeUtf8(name, await readFile(join(root, name)), errors);
+    const text = decodeUtf8(name, readFileSync(join(root, name)), errors);
     if (text !== undefined) kustomizations.set(name, text);
   }
   const included = namedByKustomizations(kustomizations);
   for (const name of names) {
     if (isKustomizationPath(name) && !kustomizations.has(name)) continue; // not UTF-8: reported above
-    const text = kustomizations.get(name) ?? decodeUtf8(name, await readFile(join(root, name)), errors);
+    const text = kustomizations.get(name) ?? decodeUtf8(name, readFileSync(join(root, name)), errors);
     if (text === undefined) continue;
     // What kustomize may render is read whole: its Services and ConfigMaps are objects of the rendering too.
     // Elsewhere a document is parsed when its kind is one the scan reads, near one of kerf's (to report
@@ -120,7 +124,11 @@ export async function readRepoFiles(root: string): Promise<{ files: Map<string, 
     const whole = kustomizations.has(name) || included.has(name);
     const screened = whole ? text : screenDocuments(text, SCREENED_KINDS, API_GROUP);
     if (screened === undefined) continue;
-    const { documents, lines, broken } = parseFile(name, screened, errors);
+    const parsed = parseFile(name, screened, errors);
+    const { lines, broken } = parsed;
+    // Memory grows with the workloads, not the repo's bytes: until the index takes them, workloads
+    // outside kustomize (which reads its files whole) are held as the fields it reads.
+    const documents = whole ? parsed.documents : parsed.documents.map((doc) => (isObject(doc) && isWorkloadKind(doc.kind) ? workloadFields(doc) : doc));
     // The text stays only for a file with a document that does not parse: a guess at what it holds.
     files.set(name, { documents, lines, ...(broken && { broken, text: screened }), ...(whole && { named: true }) });
   }
@@ -280,7 +288,14 @@ const KERF_KINDS = ['RightsizingPolicy', 'RightsizingRecommendation'] as const;
  * What the screen keeps: the kinds the scan reads, and kinds near kerf's (a misspelt kind of
  * kerf's must still be reported; documents naming kerf's API group are kept as well).
  */
-const SCREENED_KINDS = { has: (kind: string): boolean => SCANNED_KINDS.has(kind) || didYouMean(kind, KERF_KINDS) !== undefined };
+const nearKerfKinds = new Map<string, boolean>();
+const SCREENED_KINDS = {
+  has: (kind: string): boolean => {
+    if (SCANNED_KINDS.has(kind)) return true;
+    if (!nearKerfKinds.has(kind)) nearKerfKinds.set(kind, didYouMean(kind, KERF_KINDS) !== undefined);
+    return nearKerfKinds.get(kind) === true;
+  },
+};
 
 /**
  * Where a field of a kerf object is written, for its problems. The scan keeps no file texts, so
@@ -305,11 +320,21 @@ function fileLocator(index: RepoIndex, file: string, document: number): Locator 
   };
 }
 
+type MisspeltKerfObject = { kind: (typeof KERF_KINDS)[number]; problem: { code: string; message: string } };
+const misspeltSeen = new Map<string, MisspeltKerfObject | undefined>();
+
 /**
  * A kind or apiVersion of kerf's spelt wrong: an error (did you mean …), and a would-be policy
  * holds its namespace like an invalid one. Undefined when the object is not near kerf's at all.
  */
-export function misspeltKerfObject(kind: string, apiVersion: string): { kind: (typeof KERF_KINDS)[number]; problem: { code: string; message: string } } | undefined {
+export function misspeltKerfObject(kind: string, apiVersion: string): MisspeltKerfObject | undefined {
+  // Every object is asked, and a repo has few distinct kinds and apiVersions: edit distances once each.
+  const key = `${kind}\u0000${apiVersion}`;
+  if (!misspeltSeen.has(key)) misspeltSeen.set(key, judgeKerfObject(kind, apiVersion));
+  return misspeltSeen.get(key);
+}
+
+function judgeKerfObject(kind: string, apiVersion: string): MisspeltKerfObject | undefined {
   const exactKind = KERF_KINDS.find((k) => k === kind);
   const nearKind = exactKind ?? (didYouMean(kind, KERF_KINDS) as (typeof KERF_KINDS)[number] | undefined);
   const inGroup = apiVersion.startsWith(`${API_GROUP}/`);

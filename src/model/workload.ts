@@ -66,3 +66,44 @@ export function workloadFromObject(doc: Json, ref: { namespace: string; name: st
     source,
   };
 }
+
+/** The keys of `object` among `keys` that it has, as they are. */
+function pick(object: Json, keys: readonly string[]): Json {
+  return Object.fromEntries(keys.filter((key) => key in object).map((key) => [key, object[key]]));
+}
+
+function containerFields(list: unknown): unknown {
+  if (!Array.isArray(list)) return list;
+  return list.filter(isObject).map((c) => ({
+    ...pick(c, ['name', 'image', 'restartPolicy', 'resources', 'resizePolicy']),
+    ...(Array.isArray(c.env) && { env: c.env.filter(isObject).map((e) => ({ name: e.name })) }),
+  }));
+}
+
+/**
+ * What `workloadFromObject` (and the scan, for the identity) reads of a workload object, copied:
+ * the scan holds this for each workload document until it is indexed, not the whole document
+ * (probes, env values, volumes are most of its bytes); a copy, since strings cut from the parse
+ * can be slices that keep the whole file's text alive.
+ */
+export function workloadFields(doc: Json): Json {
+  const meta = isObject(doc.metadata) ? doc.metadata : undefined;
+  const spec = isObject(doc.spec) ? doc.spec : undefined;
+  const template = isObject(spec?.template) ? spec.template : undefined;
+  const podSpec = isObject(template?.spec) ? template.spec : undefined;
+  return structuredClone({
+    ...pick(doc, ['apiVersion', 'kind']),
+    ...(meta && { metadata: pick(meta, ['name', 'namespace', 'labels', 'annotations']) }),
+    ...(spec && {
+      spec: {
+        ...pick(spec, ['replicas', 'strategy', 'updateStrategy']),
+        ...(template && {
+          template: {
+            ...(isObject(template.metadata) && { metadata: pick(template.metadata, ['labels']) }),
+            ...(podSpec && { spec: { ...('containers' in podSpec && { containers: containerFields(podSpec.containers) }), ...('initContainers' in podSpec && { initContainers: containerFields(podSpec.initContainers) }) } }),
+          },
+        }),
+      },
+    }),
+  });
+}

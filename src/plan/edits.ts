@@ -1,7 +1,7 @@
 // From pull-request decisions to file edits, byte-exact; a branch's ChangeSet
 // (src/reconcile/change-set.ts) carries them with its commit message, PR and status.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { Change, Decision, HelmValuesSource, PlanError, ResourceName, Workload } from '../model/types.js';
 import { editHelmValues } from '../manifests/helm/values-edit.js';
 import type { RepoIndex } from '../manifests/scan.js';
@@ -10,7 +10,7 @@ import { EditError } from '../manifests/edit-error.js';
 import { ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
 import { KustomizeError } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
-import { addPatchToKustomization, renderOverlayPatch, type OverlayPatchContainer } from '../manifests/kustomize-overlay-patch.js';
+import { addPatchToKustomization, KERF_PATCH_FILE, overlayPatchTargets, renderOverlayPatch, withPatchTarget, type ContainerOrder, type OverlayPatchContainer, type OverlayPatchTarget, type PatchTargets } from '../manifests/kustomize-overlay-patch.js';
 import type { EditDecision } from '../manifests/kustomize-resolve.js';
 import { editedFile, resolveField } from '../manifests/kustomize-values.js';
 
@@ -64,6 +64,8 @@ interface Staged {
 class Workspace {
   private readonly committed = new Map<string, ResourceFileEditor>();
   private staged = new Map<string, Staged>();
+  /** The last text kerf made of each overlay patch file, with its targets: the next workload's edit need not parse it again. */
+  private readonly patchTargets = new Map<string, { text: string; targets: PatchTargets }>();
   constructor(
     private readonly read: (path: string) => string | undefined,
     /** How many documents the scan found in a file, so its editor parses only those it edits. */
@@ -101,6 +103,17 @@ class Workspace {
     this.staged.set(path, { editor: new ResourceFileEditor(text, path), documents: new Map() });
   }
 
+  /** kerf's overlay patch `path` with `target`'s containers set (see renderOverlayPatch). */
+  writeOverlayPatch(path: string, target: OverlayPatchTarget, containers: OverlayPatchContainer[], order: ContainerOrder): void {
+    const text = this.text(path);
+    const known = this.patchTargets.get(path);
+    // Keyed by the text itself: a discarded decision's patch is not what the file holds.
+    const targets = text === undefined ? undefined : known?.text === text ? known.targets : overlayPatchTargets(text, path);
+    const patched = renderOverlayPatch(text, target, containers, { order, file: path, ...(targets && { targets }) });
+    this.patchTargets.set(path, { text: patched, targets: withPatchTarget(targets, target) });
+    this.write(path, patched);
+  }
+
   /** Keeps the current decision's edits; `discard` drops them. */
   commit(): void {
     for (const [path, { editor, documents }] of this.staged) {
@@ -112,6 +125,12 @@ class Workspace {
 
   discard(): void {
     this.staged = new Map();
+  }
+
+  /** Lets a file go: no later decision edits it, and its text is not wanted. */
+  forget(path: string): void {
+    this.committed.delete(path);
+    this.patchTargets.delete(path);
   }
 
   /** Every file a committed decision touched, with its text now. */
@@ -197,19 +216,50 @@ function editKustomized(work: Workspace, graph: KustomizeGraph, workload: Worklo
     work.editDocument(decision.file, { document: decision.document, kind: decision.documentKind, name: decision.documentName }, toResourceEdits(documentChanges));
   }
   for (const [path, { decision, containers }] of overlays) {
-    work.write(path, renderOverlayPatch(work.text(path), decision.target, [...containers.values()], { order: decision.order, file: path }));
+    work.writeOverlayPatch(path, decision.target, [...containers.values()], decision.order);
     const kustomization = work.text(decision.kustomization);
     if (kustomization === undefined) throw new UnsupportedSourceError(`${decision.kustomization}: not found in the scanned repo`);
     work.write(decision.kustomization, addPatchToKustomization(kustomization, undefined, decision.kustomization));
   }
 }
 
+/** The file a workload's edit goes into when that is its own document: not rendered by kustomize, not Helm values (as `planEdits` branches). */
+function ownDocumentFile(index: RepoIndex, workload: Workload): string | undefined {
+  return (index.kustomize && workload.source.root !== undefined) || workload.helm ? undefined : workload.source.file;
+}
+
+/**
+ * The files each decision is the last to edit, by its place in `decisions`, among those only
+ * workloads' own documents are edited in: kustomize edits what a kustomization names (and its
+ * overlay patches), Helm edits values files, and those stay to the end.
+ */
+function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number, string[]> {
+  const last = new Map<string, number>();
+  const shared = new Set<string>();
+  decisions.forEach((decision, i) => {
+    const workload = index.workloads.get(workloadKey(decision.target));
+    if (!workload) return;
+    const own = ownDocumentFile(index, workload);
+    if (own !== undefined) last.set(own, i);
+    else if (workload.helm) shared.add(workload.helm.file);
+  });
+  const after = new Map<number, string[]>();
+  for (const [file, i] of last) {
+    if (shared.has(file) || index.files.get(file)?.named || posix.basename(file) === KERF_PATCH_FILE) continue;
+    after.set(i, [...(after.get(i) ?? []), file]);
+  }
+  return after;
+}
+
 /**
  * Applies the changes of `decisions` (pull-request ones only) to the scanned file texts. A
  * decision whose edit is refused leaves every file as it was and becomes an error entry; the
- * others go on.
+ * others go on. With `files: false` only which decisions land and what is refused is wanted
+ * (plan's dry run): `edits` is empty, and a manifest is let go once the last decision that edits
+ * it is done, so memory does not grow with every file edited.
  */
-export function planEdits(index: RepoIndex, decisions: readonly Decision[]): EditPlan {
+export function planEdits(index: RepoIndex, decisions: readonly Decision[], options: { files?: boolean } = {}): EditPlan {
+  const files = options.files ?? true;
   // The scan keeps no texts: the files to edit are read again, as they are now.
   const originals = new Map<string, string | undefined>();
   const read = (path: string): string | undefined => {
@@ -219,10 +269,24 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
   const work = new Workspace(read, (path) => index.files.get(path)?.documents.length);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
-  for (const proposed of decisions) {
-    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) continue;
+  const done = files ? new Map<number, string[]>() : lastEdits(index, decisions);
+  for (const [i, proposed] of decisions.entries()) {
+    placeDecision(proposed);
+    for (const path of done.get(i) ?? []) {
+      work.forget(path);
+      originals.delete(path);
+    }
+  }
+  if (!files) return { edits: [], applied, errors };
+  const edits = [...work.results()]
+    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
+    .filter((edit) => edit.before !== edit.after);
+  return { edits, applied, errors };
+
+  function placeDecision(proposed: Decision): void {
+    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) return;
     const workload = index.workloads.get(workloadKey(proposed.target));
-    if (!workload) continue;
+    if (!workload) return;
     const { placed, refused } = placeChanges(index, workload, proposed.changes);
     for (const { container, message } of refused) {
       errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
@@ -255,8 +319,4 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[]): Edi
       }
     }
   }
-  const edits = [...work.results()]
-    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
-    .filter((edit) => edit.before !== edit.after);
-  return { edits, applied, errors };
 }

@@ -28,13 +28,20 @@ function strategyCell(decision: Decision): string {
 
 export function renderPlanTable(plan: Plan): string {
   const header = ['TARGET', 'STRATEGY', 'ACTION', 'PHASE', 'REASON', 'NEXT WINDOW', 'CHANGE'];
+  // Thousands of workloads share a policy's few windows: each is put into words once.
+  const windows = new Map<string, string>();
+  const nextWindow = (d: Decision): string => {
+    const key = `${d.nextWindow}|${d.nextWindowSpan?.end}|${d.nextWindowSpan?.timeZone}`;
+    if (!windows.has(key)) windows.set(key, describeNextWindow(d, plan.now) ?? '-');
+    return windows.get(key) ?? '-';
+  };
   const rows = plan.decisions.map((d) => [
     workloadKey(d.target),
     strategyCell(d),
     d.action,
     d.phase,
     d.reason ?? '-',
-    describeNextWindow(d, plan.now) ?? '-',
+    nextWindow(d),
     describeChanges(d.changes) || '-',
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));

@@ -14,7 +14,7 @@ import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { helmTargetProblem } from './helm-targets.js';
 import { selectPolicy } from '../rules/policy-match.js';
-import { planEdits } from './edits.js';
+import { planEdits, type FileEdit } from './edits.js';
 
 /** Whether a run met an error (warnings do not count): exit 1, a red step. */
 export function hasErrors(errors: readonly PlanError[]): boolean {
@@ -79,6 +79,15 @@ function byTarget(a: Decision, b: Decision): number {
 }
 
 export function makePlan(input: PlanInput): Plan {
+  return planWith(input, false).plan;
+}
+
+/** The plan and the file edits of its pull-request decisions, which `write` writes as they are. */
+export function makePlanWithEdits(input: PlanInput): { plan: Plan; edits: FileEdit[] } {
+  return planWith(input, true);
+}
+
+function planWith(input: PlanInput, files: boolean): { plan: Plan; edits: FileEdit[] } {
   const { index, recommendations, config, fleetPaused, now } = input;
   // Window problems come with the objects' own (validation reports them, at the field's line).
   const errors: PlanError[] = [...index.errors];
@@ -152,12 +161,13 @@ export function makePlan(input: PlanInput): Plan {
       errors.push({ file: workload.source.file, object: key, message: (error as Error).message });
     }
   }
-  // The edits are made here too (and thrown away), all in one pass as `write` makes them (each file
-  // read and parsed once, however many of its workloads change), so what `plan` proposes `write`
-  // can place, and what it cannot is refused here, by container, with the same words.
-  const dryRun = planEdits(index, proposed);
+  // The edits are made here, all in one pass (each file read and parsed once, however many of its
+  // workloads change), so what `plan` proposes is what `write` writes, and what it cannot place is
+  // refused here, by container. In the order of the plan's decisions: where several workloads add
+  // to one file (kerf's overlay patch), their documents follow that order.
+  const dryRun = planEdits(index, proposed.sort(byTarget), { files });
   errors.push(...dryRun.errors);
   decisions.push(...dryRun.applied);
   decisions.sort(byTarget);
-  return { now: now.toISOString(), decisions, errors, warnings: frozenWindowWarnings(index.policies, config, now) };
+  return { plan: { now: now.toISOString(), decisions, errors, warnings: frozenWindowWarnings(index.policies, config, now) }, edits: dryRun.edits };
 }

@@ -5,7 +5,8 @@ import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
 import { expandRecommendationPaths, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
 import { InputError } from '../util/input-error.js';
-import { makePlan, type Plan } from './plan.js';
+import { makePlan, makePlanWithEdits, type Plan } from './plan.js';
+import { planEdits, type FileEdit } from './edits.js';
 import { unmappedLiveHelm } from './helm-live.js';
 import { aboutThisRepo, clusterVpas, fromVpas, wantsVpa } from '../import/from-vpas.js';
 import { DEFAULT_IMPORT_OPTIONS, type Skip } from '../import/resources.js';
@@ -30,9 +31,12 @@ export interface PlanRun {
   recommendations: RightsizingRecommendation[];
   /** What the cluster said, with `--recommendations cluster` when it could be read. */
   cluster?: ClusterView;
+  /** With `edits` asked for (`write`), the file edits of the plan's pull-request decisions; empty otherwise. */
+  edits: FileEdit[];
 }
 
-export async function runPlan(options: PlanOptions): Promise<PlanRun> {
+/** `want.edits`: keep the edited files (`write`); without, the plan's dry run lets each go once done with it. */
+export async function runPlan(options: PlanOptions, want: { edits?: boolean } = {}): Promise<PlanRun> {
   const { config, errors: configErrors } = await loadConfig(options.repo, options.config);
   let index = await scanRepo(options.repo, config);
   let recommendations = index.recommendations;
@@ -64,8 +68,16 @@ export async function runPlan(options: PlanOptions): Promise<PlanRun> {
     index.errors.push(...loaded.errors);
   }
   index.errors.unshift(...configErrors);
-  const plan = makePlan({ index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now });
-  if (cluster) plan.decisions = withClusterRecords(plan.decisions, cluster, index);
+  const input = { index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now };
+  const planned = want.edits ? makePlanWithEdits(input) : { plan: makePlan(input), edits: [] };
+  const { plan } = planned;
+  let { edits } = planned;
+  if (cluster) {
+    const decided = plan.decisions;
+    plan.decisions = withClusterRecords(decided, cluster, index);
+    // The cluster's records held some pull requests back: their edits go too.
+    if (want.edits && plan.decisions.some((decision, i) => decision !== decided[i])) edits = planEdits(index, plan.decisions).edits;
+  }
   if (skips) plan.skipped = skips;
-  return { plan, index, config, recommendations, ...(cluster && { cluster }) };
+  return { plan, index, config, recommendations, edits, ...(cluster && { cluster }) };
 }

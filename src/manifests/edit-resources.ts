@@ -261,8 +261,10 @@ function editAtOnce(
   // Two edits of one field depend on each other's outcome.
   if (new Set(edits.map((edit) => `${edit.container}\u0000${edit.field}`)).size < edits.length) return undefined;
   const splices: Splice[] = [];
+  // One walk of the document for its anchors serves every edit planned on this parse.
+  const targets = aliasTargets(doc);
   for (const edit of edits) {
-    const step = planEdit(doc, text, edit, settingsOf(edit));
+    const step = planEdit(doc, targets, text, edit, settingsOf(edit));
     if (step.again) return undefined;
     splices.push(...step.splices);
   }
@@ -283,7 +285,7 @@ function applyEdit(slice: string, edit: ResourceEdit, settings: EditSettings): s
     const doc = parseDocument(current, PARSE_OPTIONS);
     const error = doc.errors[0];
     if (error) throw new EditError('VerifyFailed', settings.subject, `an intermediate edit does not parse: ${error.message.split('\n')[0]}`);
-    const step = planEdit(doc, current, edit, settings);
+    const step = planEdit(doc, aliasTargets(doc), current, edit, settings);
     current = applySplices(current, step.splices);
     if (!step.again) return current;
   }
@@ -296,8 +298,8 @@ interface PlannedStep {
   again: boolean;
 }
 
-function planEdit(doc: Document, text: string, edit: ResourceEdit, { subject, locator, eol, style }: EditSettings): PlannedStep {
-  const targets = aliasTargets(doc);
+/** `targets`: the nodes some alias of `doc` points at (aliasTargets), which an edit must not change. */
+function planEdit(doc: Document, targets: Set<unknown>, text: string, edit: ResourceEdit, { subject, locator, eol, style }: EditSettings): PlannedStep {
   const fail = (code: 'SharedAnchor' | 'UnsupportedNode', problem: string): EditError => new EditError(code, subject, problem);
   const guard = (node: unknown, what: string): void => {
     if (targets.has(node)) throw fail('SharedAnchor', `${what} is anchor &${(node as Node & { anchor?: string }).anchor} used by an alias; editing it would change every user`);

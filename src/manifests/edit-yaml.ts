@@ -38,14 +38,9 @@ export function isEmptyValue(node: unknown): boolean {
   return isMap(node) && node.items.length === 0;
 }
 
-const aliasTargetsOf = new WeakMap<Document, Set<unknown>>();
-
-/** Every node some alias of the document points at (the editor asks once per field: the document is walked once). */
+/** Every node some alias of the document points at. */
 export function aliasTargets(doc: Document): Set<unknown> {
-  const known = aliasTargetsOf.get(doc);
-  if (known) return known;
   const targets = new Set<unknown>();
-  aliasTargetsOf.set(doc, targets);
   visit(doc, {
     Alias(_, alias) {
       const target = alias.resolve(doc);

@@ -31,7 +31,7 @@ function port(value: string | undefined, flag: string): number | undefined {
 }
 
 /** The in-cluster helper: runs until SIGTERM or SIGINT, then hands its Lease back. */
-export async function helperCommand(args: string[]): Promise<number> {
+async function helperCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {

@@ -62,8 +62,6 @@ reconcile options (flags beat .kerf/config.yaml):
   --team-reviewers T,…       PR team reviewers (repeatable)
 `;
 
-
-
 export interface CommandOptions extends PlanOptions {
   output: 'table' | 'json';
   cluster?: ClusterConnection;
@@ -119,8 +117,6 @@ export function parseCommandOptions(
   };
 }
 
-
-
 /** Only GitHub knows the branch's rules: asked when a workflow's token and repository are set. */
 async function windowProtection(env: NodeJS.ProcessEnv) {
   if (!env.GITHUB_TOKEN || !env.GITHUB_REPOSITORY) return undefined;
@@ -141,8 +137,8 @@ function requireCluster(env: NodeJS.ProcessEnv): ClusterConnection {
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
-  // helper and import print their own usage.
-  if (command !== undefined && !['help', 'helper', 'import'].includes(command) && (rest.includes('--help') || rest.includes('-h'))) {
+  // import prints its own usage (src/cli.ts runs `helper` before this: its process loads only the helper).
+  if (command !== undefined && !['help', 'import'].includes(command) && (rest.includes('--help') || rest.includes('-h'))) {
     process.stdout.write(USAGE);
     return 0;
   }
@@ -180,8 +176,6 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       }
       case 'reconcile':
         return await runReconcileCommand(parseCommandOptions(rest, env, RECONCILE_FLAGS), env, { identity: hostname(), clock: () => new Date(), stdout: process.stdout, stderr: process.stderr });
-      case 'helper':
-        return await (await import('./helper-command.js')).helperCommand(rest);
       case 'import': {
         if (rest.length === 0 || rest.some((arg) => arg === '--help' || arg === '-h')) {
           process.stdout.write(IMPORT_USAGE);

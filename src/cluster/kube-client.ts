@@ -10,6 +10,7 @@ import type { ClusterErrorCode, ClusterErrorDetails } from './cluster-port.js';
 import type { KubeConnection, KubeRequestOptions } from './kube-connection.js';
 import { ListSplitter } from './list-splitter.js';
 import type { KubeObject } from './objects.js';
+import { isObject, objectOrEmpty, type Json } from '../util/json.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH';
 
@@ -51,15 +52,12 @@ function parsed(text: string): unknown {
   }
 }
 
-const record = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined);
-
 /** The Status's causes and the server's retry advice (the header wins: APF sets it). */
-function errorDetails(status: Record<string, unknown> | undefined, headers: IncomingHttpHeaders): ClusterErrorDetails {
-  const details = record(status?.details) ?? {};
+function errorDetails(status: Json | undefined, headers: IncomingHttpHeaders): ClusterErrorDetails {
+  const details = objectOrEmpty(status?.details);
   const causes = Array.isArray(details.causes)
     ? details.causes.flatMap((cause) => {
-        const c = record(cause);
-        return c ? [{ reason: String(c.reason ?? ''), message: String(c.message ?? '') }] : [];
+        return isObject(cause) ? [{ reason: String(cause.reason ?? ''), message: String(cause.message ?? '') }] : [];
       })
     : undefined;
   const header = headers['retry-after'];
@@ -71,7 +69,7 @@ function errorDetails(status: Record<string, unknown> | undefined, headers: Inco
 /** A refused call as a ClusterError with a stable code (409 splits on the Status reason). */
 function clusterError(what: string, statusCode: number, text: string, headers: IncomingHttpHeaders): ClusterError {
   const body = parsed(text);
-  const status = record(body);
+  const status = isObject(body) ? body : undefined;
   const code = statusCode === 409 ? (status?.reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict') : (CODES[statusCode] ?? 'Failed');
   const message = status ? String(status.message ?? '') : text.slice(0, 200);
   return new ClusterError(code, `${what}: ${statusCode} ${message}`.trim(), statusCode, undefined, errorDetails(status, headers));

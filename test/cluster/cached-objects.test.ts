@@ -5,10 +5,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { cachedNode, cachedObject, cachedPod, cachedReplicaSet, cachedWorkload, LAST_APPLIED } from '../../src/cluster/cached-objects.js';
-import { kubeClient, listPaged } from '../../src/cluster/kube-client.js';
-import { kubeconfigConnection } from '../../src/cluster/kube-connection.js';
+import { listPaged } from '../../src/cluster/kube-client.js';
 import { kubeClusterWatch } from '../../src/cluster/kube-watch.js';
-import { standinClient } from '../support/kube-client.js';
+import { plainHttpClient, standinClient } from '../support/kube-client.js';
 import type { KubeObject } from '../../src/cluster/objects.js';
 import type { KubeObject as StoredObject } from '../standins/kube/object-store.js';
 import { startKubeApi } from '../standins/kube/start-kube-api.js';
@@ -228,19 +227,7 @@ describe('listPaged and the informers', () => {
       void fetch(url).then(async (answer) => response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()));
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const client = kubeClient(
-      kubeconfigConnection([
-        {
-          data: {
-            clusters: [{ name: 'proxy', cluster: { server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } }],
-            users: [{ name: 'admin', user: { token: 'standin-token' } }],
-            contexts: [{ name: 'proxy', context: { cluster: 'proxy', user: 'admin' } }],
-            'current-context': 'proxy',
-          },
-          dir: '',
-        },
-      ]),
-    );
+    const client = plainHttpClient(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
     onTestFinished(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
     const list = await listPaged(client, '/api/v1/pods', cachedPod, 3);
     expect(pages).toHaveLength(3);

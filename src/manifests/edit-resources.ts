@@ -1,7 +1,7 @@
 // The byte-exact editor of container CPU/memory `resources` (S3, R1, G1: the PR changes those
 // fields and nothing else). A pure function, string in and string out, that splices the source at
-// the parsed nodes' ranges and never re-serializes a document; every result is re-parsed and
-// compared with the original before it is returned.
+// the parsed nodes' ranges and never re-serializes a document; every result to be written is
+// re-parsed and compared with the original before it is returned.
 import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, parseDocument } from 'yaml';
 import type { Document, Node, Pair, YAMLError, YAMLMap } from 'yaml';
 import type { ResourceField } from '../model/types.js';
@@ -76,11 +76,14 @@ export class ResourceFileEditor {
   /**
    * `documents`: how many documents the scan found in `text`. When the markers split the text
    * into as many, only the documents edited are parsed; otherwise the whole text is.
+   * `verify: false` is for a dry run whose texts are never written (plan): every refusal is still
+   * made, but the result is not re-parsed, a guard for the bytes written that `write` keeps.
    */
   constructor(
     readonly text: string,
     readonly file: string,
     private readonly documents?: number,
+    private readonly verify = true,
   ) {}
 
   private documentLayout(): Layout {
@@ -150,7 +153,7 @@ export class ResourceFileEditor {
     });
     const edited = editAtOnce(doc, source, effective, settingsOf) ?? editOneByOne(source.text.slice(source.start, source.end), effective, settingsOf);
 
-    const problem = findEditProblem([before], parseAllDocuments(edited, PARSE_OPTIONS), 0, edits, locator.js);
+    const problem = this.verify ? findEditProblem([before], parseAllDocuments(edited, PARSE_OPTIONS), 0, edits, locator.js) : undefined;
     if (problem) throw new EditError('VerifyFailed', { file, object }, problem);
     return edited;
   }

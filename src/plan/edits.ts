@@ -70,6 +70,8 @@ class Workspace {
     private readonly read: (path: string) => string | undefined,
     /** How many documents the scan found in a file, so its editor parses only those it edits. */
     private readonly documentCount: (path: string) => number | undefined,
+    /** Whether the texts are wanted (see ResourceFileEditor's `verify`). */
+    private readonly verify: boolean,
   ) {}
 
   private stage(path: string): Staged | undefined {
@@ -79,7 +81,7 @@ class Workspace {
       if (!editor) {
         const text = this.read(path);
         if (text === undefined) return undefined;
-        editor = new ResourceFileEditor(text, path, this.documentCount(path));
+        editor = new ResourceFileEditor(text, path, this.documentCount(path), this.verify);
         this.committed.set(path, editor);
       }
       staged = { editor, documents: new Map() };
@@ -255,8 +257,9 @@ function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number
  * Applies the changes of `decisions` (pull-request ones only) to the scanned file texts. A
  * decision whose edit is refused leaves every file as it was and becomes an error entry; the
  * others go on. With `files: false` only which decisions land and what is refused is wanted
- * (plan's dry run): `edits` is empty, and a manifest is let go once the last decision that edits
- * it is done, so memory does not grow with every file edited.
+ * (plan's dry run): `edits` is empty, a manifest is let go once the last decision that edits it
+ * is done, so memory does not grow with every file edited, and edited texts are not re-parsed to
+ * verify them (nothing is written; `write` verifies every edit it writes).
  */
 export function planEdits(index: RepoIndex, decisions: readonly Decision[], options: { files?: boolean } = {}): EditPlan {
   const files = options.files ?? true;
@@ -266,7 +269,7 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[], opti
     if (!originals.has(path)) originals.set(path, index.files.has(path) ? (readText(join(index.root, path)) ?? heldText(index, path)) : undefined);
     return originals.get(path);
   };
-  const work = new Workspace(read, (path) => index.files.get(path)?.documents.length);
+  const work = new Workspace(read, (path) => index.files.get(path)?.documents.length, files);
   const applied: Decision[] = [];
   const errors: PlanError[] = [];
   const done = files ? new Map<number, string[]>() : lastEdits(index, decisions);

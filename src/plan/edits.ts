@@ -63,6 +63,9 @@ interface Staged {
  */
 class Workspace {
   private readonly committed = new Map<string, ResourceFileEditor>();
+  /** The decision being placed (its place in the list): each file remembers the one it was first kept for. */
+  decision = 0;
+  private readonly keptFirstBy = new Map<string, number>();
   private staged = new Map<string, Staged>();
   /** The last text kerf made of each overlay patch file, with its targets: the next workload's edit need not parse it again. */
   private readonly patchTargets = new Map<string, { text: string; targets: PatchTargets }>();
@@ -82,7 +85,7 @@ class Workspace {
         const text = this.read(path);
         if (text === undefined) return undefined;
         editor = new ResourceFileEditor(text, path, this.documentCount(path), this.verify);
-        this.committed.set(path, editor);
+        this.keep(path, editor);
       }
       staged = { editor, documents: new Map() };
       this.staged.set(path, staged);
@@ -116,11 +119,16 @@ class Workspace {
     this.write(path, patched);
   }
 
+  private keep(path: string, editor: ResourceFileEditor): void {
+    if (!this.keptFirstBy.has(path)) this.keptFirstBy.set(path, this.decision);
+    this.committed.set(path, editor);
+  }
+
   /** Keeps the current decision's edits; `discard` drops them. */
   commit(): void {
     for (const [path, { editor, documents }] of this.staged) {
       for (const [document, slice] of documents) editor.commit(document, slice);
-      this.committed.set(path, editor);
+      this.keep(path, editor);
     }
     this.staged = new Map();
   }
@@ -132,12 +140,13 @@ class Workspace {
   /** Lets a file go: no later decision edits it, and its text is not wanted. */
   forget(path: string): void {
     this.committed.delete(path);
+    this.keptFirstBy.delete(path);
     this.patchTargets.delete(path);
   }
 
-  /** Every file a committed decision touched, with its text now. */
-  *results(): IterableIterator<[string, string]> {
-    for (const [path, editor] of this.committed) yield [path, editor.render()];
+  /** Every file a committed decision touched, with its text now and the decision it was first kept for. */
+  *results(): IterableIterator<[string, string, number]> {
+    for (const [path, editor] of this.committed) yield [path, editor.render(), this.keptFirstBy.get(path) as number];
   }
 }
 
@@ -231,24 +240,34 @@ function ownDocumentFile(index: RepoIndex, workload: Workload): string | undefin
 }
 
 /**
- * The files each decision is the last to edit, by its place in `decisions`, among those only
- * workloads' own documents are edited in: kustomize edits what a kustomization names (and its
- * overlay patches), Helm edits values files, and those stay to the end.
+ * The files only workloads' own documents are edited in, with the decisions (by their place in
+ * `decisions`) that edit each, in the order first edited: kustomize edits what a kustomization
+ * names (and its overlay patches), Helm edits values files, and those are not among them. Each of
+ * these files is edited by its decisions alone, so it can be done on its own, in any order
+ * against the others.
  */
-function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number, string[]> {
-  const last = new Map<string, number>();
+function separateFiles(index: RepoIndex, decisions: readonly Decision[]): Map<string, number[]> {
+  const files = new Map<string, number[]>();
   const shared = new Set<string>();
   decisions.forEach((decision, i) => {
     const workload = index.workloads.get(workloadKey(decision.target));
     if (!workload) return;
     const own = ownDocumentFile(index, workload);
-    if (own !== undefined) last.set(own, i);
+    if (own !== undefined) files.set(own, [...(files.get(own) ?? []), i]);
     else if (workload.helm) shared.add(workload.helm.file);
   });
+  for (const file of files.keys()) {
+    if (shared.has(file) || index.files.get(file)?.named || posix.basename(file) === KERF_PATCH_FILE) files.delete(file);
+  }
+  return files;
+}
+
+/** The files each decision is the last to edit, by its place in `decisions`, among the separate ones. */
+function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number, string[]> {
   const after = new Map<number, string[]>();
-  for (const [file, i] of last) {
-    if (shared.has(file) || index.files.get(file)?.named || posix.basename(file) === KERF_PATCH_FILE) continue;
-    after.set(i, [...(after.get(i) ?? []), file]);
+  for (const [file, edited] of separateFiles(index, decisions)) {
+    const last = edited.at(-1) as number;
+    after.set(last, [...(after.get(last) ?? []), file]);
   }
   return after;
 }
@@ -262,7 +281,108 @@ function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number
  * verify them (nothing is written; `write` verifies every edit it writes).
  */
 export function planEdits(index: RepoIndex, decisions: readonly Decision[], options: { files?: boolean } = {}): EditPlan {
+  const { outcomes, edits } = editDecisions(index, decisions, options.files ?? true);
+  return { edits: edits.map(fileEdit), ...flatten(outcomes) };
+}
+
+/**
+ * One separate file's decisions (see separateFiles), to be placed on their own, in a worker: the
+ * file, the decisions that edit it (each with its place in the whole list) and their workloads.
+ */
+export interface SeparateFileJob {
+  root: string;
+  path: string;
+  /** How many documents the scan found in it. */
+  documents: number;
+  files: boolean;
+  decisions: { at: number; decision: Decision; workload: Workload }[];
+}
+
+export interface SeparateFileResult {
+  outcomes: DecisionOutcome[];
+  edit?: FileEdit;
+}
+
+/** The worker's side of planEditsAcross: a job's decisions placed as planEdits places them. */
+export function editSeparateFile(job: SeparateFileJob): SeparateFileResult {
+  const index: RepoIndex = {
+    root: job.root,
+    files: new Map([[job.path, { documents: new Array<null>(job.documents).fill(null), lines: [] }]]),
+    workloads: new Map(job.decisions.map(({ workload }) => [workloadKey(workload.ref), workload])),
+    pdbs: [],
+    hpas: [],
+    policies: [],
+    recommendations: [],
+    errors: [],
+    conflicts: new Map(),
+  };
+  const { outcomes, edits } = editDecisions(index, job.decisions.map(({ decision }) => decision), job.files);
+  const [edit] = edits;
+  return { outcomes, ...(edit && { edit: fileEdit(edit) }) };
+}
+
+/** Below this many decisions in separate files, starting workers costs more than it saves. */
+const DECISIONS_WORTH_WORKERS = 400;
+
+/**
+ * planEdits with the separate files' decisions placed by `run` (workers) while this thread places
+ * the others: the same outcomes and edits, in the same order.
+ */
+export async function planEditsAcross(
+  index: RepoIndex,
+  decisions: readonly Decision[],
+  /** `fewest`: below this many decisions in separate files this thread places them all. */
+  options: { files?: boolean; fewest?: number },
+  run: (jobs: SeparateFileJob[]) => Promise<SeparateFileResult[]>,
+): Promise<EditPlan> {
   const files = options.files ?? true;
+  const jobs: SeparateFileJob[] = [];
+  for (const [path, edited] of separateFiles(index, decisions)) {
+    const items = edited.map((at) => {
+      const decision = decisions[at] as Decision;
+      return { at, decision, workload: index.workloads.get(workloadKey(decision.target)) as Workload };
+    });
+    jobs.push({ root: index.root, path, documents: index.files.get(path)?.documents.length ?? 0, files, decisions: items });
+  }
+  const away = new Set(jobs.flatMap((job) => job.decisions.map(({ at }) => at)));
+  if (away.size === 0 || away.size < (options.fewest ?? DECISIONS_WORTH_WORKERS)) return planEdits(index, decisions, options);
+  const here = decisions.flatMap((_, at) => (away.has(at) ? [] : [at]));
+  // Started first: the workers place theirs while this thread places the rest.
+  const results = run(jobs);
+  const local = editDecisions(index, here.map((at) => decisions[at] as Decision), files);
+  const outcomes: DecisionOutcome[] = new Array<DecisionOutcome>(decisions.length);
+  here.forEach((at, k) => (outcomes[at] = local.outcomes[k] as DecisionOutcome));
+  const edits: OrderedEdit[] = local.edits.map((edit) => ({ ...edit, first: here[edit.first] as number }));
+  (await results).forEach((result, j) => {
+    const job = jobs[j] as SeparateFileJob;
+    job.decisions.forEach(({ at, decision }, k) => {
+      const outcome = result.outcomes[k] as DecisionOutcome;
+      // Landed whole, it is the decision itself, as planEdits gives it, not the worker's copy.
+      outcomes[at] = outcome.applied?.changes.length === decision.changes.length ? { ...outcome, applied: decision } : outcome;
+    });
+    if (result.edit) edits.push({ ...result.edit, first: (job.decisions[0] as { at: number }).at });
+  });
+  return { edits: edits.sort((a, b) => a.first - b.first).map(fileEdit), ...flatten(outcomes) };
+}
+
+/** What became of one proposed decision: as it landed (without the containers refused), if it did, and the errors met. */
+export interface DecisionOutcome {
+  applied?: Decision;
+  errors: PlanError[];
+}
+
+/** A file edit, with the decision (by its place in the list) the file was first edited for. */
+type OrderedEdit = FileEdit & { first: number };
+
+function fileEdit({ path, before, after }: FileEdit): FileEdit {
+  return { path, before, after };
+}
+
+function flatten(outcomes: readonly DecisionOutcome[]): Pick<EditPlan, 'applied' | 'errors'> {
+  return { applied: outcomes.flatMap((outcome) => outcome.applied ?? []), errors: outcomes.flatMap((outcome) => outcome.errors) };
+}
+
+function editDecisions(index: RepoIndex, decisions: readonly Decision[], files: boolean): { outcomes: DecisionOutcome[]; edits: OrderedEdit[] } {
   // The scan keeps no texts: the files to edit are read again, as they are now.
   const originals = new Map<string, string | undefined>();
   const read = (path: string): string | undefined => {
@@ -270,26 +390,27 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[], opti
     return originals.get(path);
   };
   const work = new Workspace(read, (path) => index.files.get(path)?.documents.length, files);
-  const applied: Decision[] = [];
-  const errors: PlanError[] = [];
+  const outcomes: DecisionOutcome[] = [];
   const done = files ? new Map<number, string[]>() : lastEdits(index, decisions);
   for (const [i, proposed] of decisions.entries()) {
-    placeDecision(proposed);
+    work.decision = i;
+    outcomes.push(placeDecision(proposed));
     for (const path of done.get(i) ?? []) {
       work.forget(path);
       originals.delete(path);
     }
   }
-  if (!files) return { edits: [], applied, errors };
+  if (!files) return { outcomes, edits: [] };
   const edits = [...work.results()]
-    .map(([path, after]) => ({ path, before: read(path) ?? '', after }))
+    .map(([path, after, first]) => ({ path, before: read(path) ?? '', after, first }))
     .filter((edit) => edit.before !== edit.after);
-  return { edits, applied, errors };
+  return { outcomes, edits };
 
-  function placeDecision(proposed: Decision): void {
-    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) return;
+  function placeDecision(proposed: Decision): DecisionOutcome {
+    const errors: PlanError[] = [];
+    if (proposed.action !== 'pull-request' || proposed.changes.length === 0) return { errors };
     const workload = index.workloads.get(workloadKey(proposed.target));
-    if (!workload) return;
+    if (!workload) return { errors };
     const { placed, refused } = placeChanges(index, workload, proposed.changes);
     for (const { container, message } of refused) {
       errors.push({ code: 'UnplaceableContainer', file: workload.source.file, object: `${workloadKey(proposed.target)} container ${container}`, message });
@@ -304,8 +425,7 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[], opti
         else if (workload.helm) editHelm(work, workload.helm, toResourceEdits(decision.changes));
         else work.editDocument(workload.source.file, { document: workload.source.document, kind: workload.ref.kind, name: workload.source.name }, toResourceEdits(decision.changes));
         work.commit();
-        applied.push(decision);
-        break;
+        return { applied: decision, errors };
       } catch (error) {
         work.discard();
         if (!(error instanceof EditError || error instanceof KustomizeError || error instanceof UnsupportedSourceError)) throw error;
@@ -321,5 +441,6 @@ export function planEdits(index: RepoIndex, decisions: readonly Decision[], opti
         changes = rest.length < changes.length ? rest : [];
       }
     }
+    return { errors };
   }
 }

@@ -14,7 +14,7 @@ import { nearestTargets } from '../manifests/targeting.js';
 import { decide, type DecisionFacts } from '../rules/decide.js';
 import { helmTargetProblem } from './helm-targets.js';
 import { selectPolicy } from '../rules/policy-match.js';
-import { planEdits, type FileEdit } from './edits.js';
+import { planEdits, planEditsAcross, type EditPlan, type FileEdit, type SeparateFileJob, type SeparateFileResult } from './edits.js';
 
 /** Whether a run met an error (warnings do not count): exit 1, a red step. */
 export function hasErrors(errors: readonly PlanError[]): boolean {
@@ -88,6 +88,33 @@ export function makePlanWithEdits(input: PlanInput): { plan: Plan; edits: FileEd
 }
 
 function planWith(input: PlanInput, files: boolean): { plan: Plan; edits: FileEdit[] } {
+  const decided = decideAll(input);
+  return withEdits(input, decided, planEdits(input.index, decided.proposed, { files }));
+}
+
+/**
+ * makePlan (`files: false`) or makePlanWithEdits (`files: true`), with the edits of files only
+ * their own workloads' decisions edit placed by `run` (worker threads) alongside this thread's:
+ * the same plan and edits. `fewest`: see planEditsAcross.
+ */
+export async function makePlanAcross(
+  input: PlanInput,
+  files: boolean,
+  run: (jobs: SeparateFileJob[]) => Promise<SeparateFileResult[]>,
+  fewest?: number,
+): Promise<{ plan: Plan; edits: FileEdit[] }> {
+  const decided = decideAll(input);
+  return withEdits(input, decided, await planEditsAcross(input.index, decided.proposed, { files, ...(fewest !== undefined && { fewest }) }, run));
+}
+
+interface Decided {
+  decisions: Decision[];
+  /** Pull-request decisions with changes, in the plan's order, for their edits to be tried together. */
+  proposed: Decision[];
+  errors: PlanError[];
+}
+
+function decideAll(input: PlanInput): Decided {
   const { index, recommendations, config, fleetPaused, now } = input;
   // Window problems come with the objects' own (validation reports them, at the field's line).
   const errors: PlanError[] = [...index.errors];
@@ -161,11 +188,16 @@ function planWith(input: PlanInput, files: boolean): { plan: Plan; edits: FileEd
       errors.push({ file: workload.source.file, object: key, message: (error as Error).message });
     }
   }
-  // The edits are made here, all in one pass (each file read and parsed once, however many of its
-  // workloads change), so what `plan` proposes is what `write` writes, and what it cannot place is
-  // refused here, by container. In the order of the plan's decisions: where several workloads add
-  // to one file (kerf's overlay patch), their documents follow that order.
-  const dryRun = planEdits(index, proposed.sort(byTarget), { files });
+  return { decisions, proposed: proposed.sort(byTarget), errors };
+}
+
+/**
+ * The edits are made after the decisions, all in one pass (each file read and parsed once,
+ * however many of its workloads change), so what `plan` proposes is what `write` writes, and what
+ * it cannot place is refused there, by container. In the order of the plan's decisions: where
+ * several workloads add to one file (kerf's overlay patch), their documents follow that order.
+ */
+function withEdits({ index, config, now }: PlanInput, { decisions, errors }: Decided, dryRun: EditPlan): { plan: Plan; edits: FileEdit[] } {
   errors.push(...dryRun.errors);
   decisions.push(...dryRun.applied);
   decisions.sort(byTarget);

@@ -2,19 +2,22 @@
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
-import type {
-  HorizontalPodAutoscaler,
-  PlanError,
-  PodDisruptionBudget,
-  RightsizingPolicy,
-  RightsizingRecommendation,
-  ContainerSpec,
-  Locator,
-  Workload,
+import {
+  API_GROUP,
+  API_VERSION,
+  KERF_KINDS,
+  type HorizontalPodAutoscaler,
+  type PlanError,
+  type PodDisruptionBudget,
+  type RightsizingPolicy,
+  type RightsizingRecommendation,
+  type ContainerSpec,
+  type Locator,
+  type Workload,
 } from '../model/types.js';
 import { isWorkloadKind, workloadFields, workloadFromObject } from '../model/workload.js';
-import { API_GROUP, API_VERSION, nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
-import { didYouMean } from '../model/schema.js';
+import { nameProblem, validatePolicy, validateRecommendation } from '../model/validate.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { documentLocator } from './yaml-locate.js';
 import type { HelmIndex } from './helm/releases.js';
 import { decodeUtf8, parseFile, type ScannedFile } from './scanned-file.js';
@@ -281,8 +284,6 @@ function unreadablePolicy(namespace: string, problem: PlanError): RightsizingPol
     invalid: problem.message,
   };
 }
-
-const KERF_KINDS = ['RightsizingPolicy', 'RightsizingRecommendation'] as const;
 
 /**
  * What the screen keeps: the kinds the scan reads, and kinds near kerf's (a misspelt kind of

@@ -2,7 +2,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KerfConfig, PlanError, RightsizingRecommendation } from '../model/types.js';
-import { CONFIG_DEFAULTS, API_VERSION, validateRecommendation } from '../model/validate.js';
+import { API_VERSION } from '../model/types.js';
+import { CONFIG_DEFAULTS, validateRecommendation } from '../model/validate.js';
 import { indexRepo, misspeltKerfObject, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
 import { decodeUtf8, parseFile } from '../manifests/scanned-file.js';
 import { readConfigText } from '../manifests/config-file.js';

@@ -1,5 +1,6 @@
 // Walks a repo once, parses every YAML file once, and indexes what the rules need.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { readdir } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import {
@@ -21,11 +22,13 @@ import { didYouMean } from '../util/did-you-mean.js';
 import { documentLocator } from './yaml-locate.js';
 import type { HelmIndex } from './helm/releases.js';
 import { decodeUtf8, type ScannedFile } from './scanned-file.js';
-import { scanFile, type FileScan } from './scan-file.js';
+import { scanFile, type FileScan, type FileScanResult } from './scan-file.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 import { isKustomizationPath, KUSTOMIZATION_FILE_NAMES } from './kustomize-kustomization.js';
 import { isObject, intOrString, stringMap, type Json } from '../util/json.js';
 import { workloadKey } from '../util/workload-key.js';
+import { SCAN_JOB, workerEntry } from '../util/worker-entry.js';
+import { mapInWorkers } from '../util/worker-pool.js';
 
 export interface RepoIndex {
   root: string;
@@ -99,9 +102,34 @@ async function listYamlFiles(root: string, dir: string, out: string[]): Promise<
 }
 
 /**
- * Reads and parses the repo's YAML files (each once); `paths` selects among them later (see targeting.ts).
+ * Below this much YAML the workers cost more than they save: each starts cold (its own module loads
+ * and JIT warm-up), and on two cores parsing in parallel gains ~1.5x, not 2x (the threads' garbage
+ * collections share the cores). Measured on two cores: a 13 MB repo scans in 2.5 s instead of 3.7 s,
+ * a 6 MB one breaks even, and kubeflow/manifests (5 MB in 700 files) takes 0.8 s instead of 0.6 s.
  */
-export async function readRepoFiles(root: string): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
+const POOL_MIN_BYTES = 8 << 20;
+const POOL_MAX_WORKERS = 4;
+/** Files per message: few enough that the workers finish together, enough that messages cost little. */
+const POOL_MAX_CHUNK = 32;
+
+/** Workers for this scan: none for a small repo, or on one core. */
+function scanWorkers(root: string, scans: readonly FileScan[]): number {
+  const workers = Math.min(availableParallelism(), POOL_MAX_WORKERS);
+  if (workers < 2) return 0;
+  let bytes = 0;
+  for (const { name } of scans) {
+    bytes += statSync(join(root, name), { throwIfNoEntry: false })?.size ?? 0;
+    if (bytes >= POOL_MIN_BYTES) return workers;
+  }
+  return 0;
+}
+
+/**
+ * Reads and parses the repo's YAML files (each once); `paths` selects among them later (see targeting.ts).
+ * A big repo's files are scanned on worker threads when an entry module registered one to start them
+ * from; `workers` forces their number (0: in this thread). The result is the same either way.
+ */
+export async function readRepoFiles(root: string, options: { workers?: number } = {}): Promise<{ files: Map<string, ScannedFile>; errors: PlanError[] }> {
   const names: string[] = [];
   await listYamlFiles(root, root, names);
   names.sort();
@@ -119,7 +147,15 @@ export async function readRepoFiles(root: string): Promise<{ files: Map<string, 
       const kustomizationText = kustomizations.get(name);
       return { name, whole: kustomizationText !== undefined || included.has(name), ...(kustomizationText !== undefined && { kustomizationText }) };
     });
-  const results = scans.map((scan) => scanFile(root, scan));
+  const entry = workerEntry();
+  const workers = entry === undefined ? 0 : (options.workers ?? scanWorkers(root, scans));
+  const results =
+    entry !== undefined && workers > 0
+      ? await mapInWorkers<{ root: string } & FileScan, FileScanResult>(
+          scans.map((scan) => ({ root, ...scan })),
+          { entry, job: SCAN_JOB, workers, chunkSize: Math.max(1, Math.min(POOL_MAX_CHUNK, Math.ceil(scans.length / (workers * 4)))) },
+        )
+      : scans.map((scan) => scanFile(root, scan));
   const files = new Map<string, ScannedFile>();
   results.forEach((result, i) => {
     errors.push(...result.errors);

@@ -1,5 +1,8 @@
 // Maps tasks over a few worker threads: contiguous chunks dealt out as workers come free, results
 // put back in the tasks' order. A worker that fails fails the whole map: no partial results.
+// Results travel as v8.serialize bytes, not structured clones: those turn a Buffer (what the yaml
+// parser gives for !!binary) into a plain Uint8Array, and the results must be what the work returned.
+import { deserialize, serialize } from 'node:v8';
 import { parentPort, Worker } from 'node:worker_threads';
 
 export interface PoolOptions {
@@ -27,8 +30,13 @@ export async function mapInWorkers<T, R>(tasks: readonly T[], { entry, job, work
               current = next++;
               worker.postMessage(chunks[current]);
             };
-            worker.on('message', (reply: R[]) => {
-              results[current] = reply;
+            worker.on('message', (reply: Uint8Array) => {
+              // A reply that is not what serveChunks sends (a worker from another build) fails the map, not the process.
+              try {
+                results[current] = deserialize(reply) as R[];
+              } catch (error) {
+                return reject(error);
+              }
               deal();
             });
             worker.on('error', reject);
@@ -44,9 +52,9 @@ export async function mapInWorkers<T, R>(tasks: readonly T[], { entry, job, work
   return results.flat();
 }
 
-/** The worker's side: answers each chunk with its tasks' results, in order. */
+/** The worker's side: answers each chunk with its tasks' results, in order, serialized. */
 export function serveChunks<T, R>(work: (task: T) => R): void {
   const port = parentPort;
   if (!port) throw new Error('serveChunks runs in a worker thread');
-  port.on('message', (chunk: T[]) => port.postMessage(chunk.map(work)));
+  port.on('message', (chunk: T[]) => port.postMessage(serialize(chunk.map(work))));
 }

@@ -50,7 +50,9 @@ async function expectSameScans(repo: string): Promise<void> {
 describe('the scan on worker threads', () => {
   it('keeps what does not parse, is not UTF-8, or is read whole as the scan in one thread does', async () => {
     const repo = await repoWith({
-      'base/kustomization.yaml': 'resources: [app.yaml]\n',
+      'base/kustomization.yaml': 'resources: [app.yaml, secret.yaml]\n',
+      // YAML 1.1's tags parse to a Date, a Buffer, a Set and a Map: each must come back as itself.
+      'base/secret.yaml': '%YAML 1.1\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {when: 2001-12-14, bin: !!binary aGVsbG8=, set: !!set {a, b}, om: !!omap [a: 1]}\n',
       'base/app.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {name: app}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\nspec: {replicas: -0}\n',
       'bad/kustomization.yaml': Buffer.from([0x72, 0x3a, 0xff, 0x0a]),
       'plain/latin1.yaml': Buffer.from('kind: Deployment\nmetadata: {name: caf\xe9}\n', 'latin1'),

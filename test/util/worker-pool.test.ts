@@ -15,9 +15,10 @@ function workerScript(name: string, answer: string): URL {
   const file = join(dir, `${name}.mjs`);
   writeFileSync(
     file,
-    `import { parentPort, threadId, workerData } from 'node:worker_threads';
+    `import { serialize } from 'node:v8';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 const answer = ${answer};
-parentPort.on('message', (chunk) => setTimeout(() => parentPort.postMessage(chunk.map(answer)), Math.random() * 20));
+parentPort.on('message', (chunk) => setTimeout(() => parentPort.postMessage(serialize(chunk.map(answer))), Math.random() * 20));
 `,
   );
   return pathToFileURL(file);
@@ -34,6 +35,14 @@ describe('mapInWorkers', () => {
     expect(new Set(results.map((result) => result.thread)).size).toBe(3);
     // Chunks are contiguous: the four tasks of a chunk are answered by one worker.
     for (let start = 0; start < tasks.length; start += 4) expect(new Set(results.slice(start, start + 4).map((result) => result.thread)).size).toBe(1);
+  });
+
+  it('gives back what the work returned: a Buffer stays a Buffer, a Map a Map', async () => {
+    const entry = workerScript('kinds', '(task) => ({ bytes: Buffer.from([task]), plain: new Uint8Array([task]), map: new Map([[task, new Date(task)]]), zero: -0 })');
+    const [first] = await mapInWorkers<number, Record<string, unknown>>([7], { entry, job: 'test', workers: 1, chunkSize: 1 });
+    expect(first).toStrictEqual({ bytes: Buffer.from([7]), plain: new Uint8Array([7]), map: new Map([[7, new Date(7)]]), zero: -0 });
+    expect(Buffer.isBuffer(first?.bytes)).toBe(true);
+    expect(Buffer.isBuffer(first?.plain)).toBe(false);
   });
 
   it('starts no worker for no tasks', async () => {

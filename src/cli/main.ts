@@ -76,6 +76,12 @@ function parseNow(value: string | undefined): Date {
   return date;
 }
 
+/** KERF_SCAN_WORKERS, for tests and benchmarks: the scan's worker threads, 0 for none, whatever the repo's size. */
+function scanWorkersFrom(value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`KERF_SCAN_WORKERS ${JSON.stringify(value)} is not a number of worker threads`);
+  return Number(value);
+}
+
 type ExtraOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
 /**
@@ -112,6 +118,7 @@ export function parseCommandOptions(
     cwd: process.cwd(),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
+    ...(env.KERF_SCAN_WORKERS && { scanWorkers: scanWorkersFrom(env.KERF_SCAN_WORKERS) }),
     ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment(env, yamlData) }),
     extra,
   };

@@ -5,7 +5,7 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { ObjectRef, RightsizingRecommendation } from '../model/types.js';
-import { API_VERSION } from '../model/validate.js';
+import { API_VERSION } from '../model/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { yamlText } from '../manifests/yaml-text.js';
 

@@ -1,6 +1,11 @@
 // The objects of DESIGN.md (contract): RightsizingPolicy, RightsizingRecommendation, the reconciler
 // config, the workload as kerf sees it, and the decision that `plan --output json` prints.
 
+/** kerf's own API: its group, version and kinds. */
+export const API_GROUP = 'kerf.getkerf.dev';
+export const API_VERSION = `${API_GROUP}/v1alpha1`;
+export const KERF_KINDS = ['RightsizingPolicy', 'RightsizingRecommendation'] as const;
+
 export type Strategy = 'in-place' | 'rollout' | 'deferred';
 export const STRATEGIES: readonly Strategy[] = ['in-place', 'rollout', 'deferred'];
 

@@ -24,8 +24,6 @@ import { parseQuantity, QuantityError, type Quantity } from '../rules/quantity.j
 import { compiledWindows } from '../rules/window-state.js';
 import { isObject, type Json } from '../util/json.js';
 
-export const API_GROUP = 'kerf.getkerf.dev';
-export const API_VERSION = `${API_GROUP}/v1alpha1`;
 /** `spec.apply.healthWatch.duration` as the CRD defaults it, for objects built without the pipeline. */
 export const DEFAULT_HEALTH_WATCH = '30m';
 

@@ -7,7 +7,7 @@ import type { RepoIndex } from '../manifests/scan.js';
 import { compileWindows, isOpen, nextOpening, type CompiledWindow } from '../rules/window.js';
 import { compiledWindows } from '../rules/window-state.js';
 import type { Plan } from './plan.js';
-import { didYouMean } from '../model/schema.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { matchesSelector } from '../rules/selector.js';
 import { suggestedPaths, unmappedReleases } from '../manifests/helm/releases.js';
 import { isObject, type Json } from '../util/json.js';

@@ -2,7 +2,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KerfConfig, PlanError, RightsizingRecommendation } from '../model/types.js';
-import { CONFIG_DEFAULTS, API_VERSION, validateRecommendation } from '../model/validate.js';
+import { API_VERSION } from '../model/types.js';
+import { CONFIG_DEFAULTS, validateRecommendation } from '../model/validate.js';
 import { indexRepo, misspeltKerfObject, readRepoFiles, type RepoIndex } from '../manifests/scan.js';
 import { decodeUtf8, parseFile } from '../manifests/scanned-file.js';
 import { readConfigText } from '../manifests/config-file.js';
@@ -57,7 +58,7 @@ function displayPath(repo: string, path: string): string {
   return inside.startsWith('..') || isAbsolute(inside) ? path : inside.split(sep).join('/');
 }
 
-export async function scanRepo(repo: string, config: KerfConfig): Promise<RepoIndex> {
+export async function scanRepo(repo: string, config: KerfConfig, workers?: number): Promise<RepoIndex> {
   try {
     if (!(await stat(repo)).isDirectory()) throw new InputError(`repo ${repo} is not a directory`);
   } catch (error) {
@@ -65,7 +66,7 @@ export async function scanRepo(repo: string, config: KerfConfig): Promise<RepoIn
     throw new InputError(`no such repo: ${repo}`, { cause: error });
   }
   // The whole tree is read even when `paths` narrows the targets: kustomize bases live outside them.
-  const { files, errors } = await readRepoFiles(repo);
+  const { files, errors } = await readRepoFiles(repo, { workers });
   const graph = buildGraph(files);
   const { view, errors: targetingErrors } = repoView(files, graph, config);
   const index = indexRepo(repo, files, view, [...errors, ...targetingErrors, ...(graph ? kustomizeErrors(graph) : [])]);

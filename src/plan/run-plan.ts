@@ -21,6 +21,8 @@ export interface PlanOptions {
   fleetPaused: boolean;
   /** Where `--recommendations cluster` and `--recommendations vpa` read from. */
   cluster?: ClusterSource;
+  /** Worker threads for the repo scan (0: none); by default as many as pay for the repo's size. */
+  scanWorkers?: number;
 }
 
 export interface PlanRun {
@@ -38,7 +40,7 @@ export interface PlanRun {
 /** `want.edits`: keep the edited files (`write`); without, the plan's dry run lets each go once done with it. */
 export async function runPlan(options: PlanOptions, want: { edits?: boolean } = {}): Promise<PlanRun> {
   const { config, errors: configErrors } = await loadConfig(options.repo, options.config);
-  let index = await scanRepo(options.repo, config);
+  let index = await scanRepo(options.repo, config, options.scanWorkers);
   let recommendations = index.recommendations;
   let cluster: ClusterView | undefined;
   let skips: Skip[] | undefined;

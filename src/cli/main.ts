@@ -76,9 +76,9 @@ function parseNow(value: string | undefined): Date {
   return date;
 }
 
-/** KERF_SCAN_WORKERS, for tests and benchmarks: the scan's worker threads, 0 for none, whatever the repo's size. */
-function scanWorkersFrom(value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`KERF_SCAN_WORKERS ${JSON.stringify(value)} is not a number of worker threads`);
+/** KERF_WORKERS, for tests and benchmarks: the worker threads of the scan and the edits, 0 for none, whatever the repo's size. */
+function workersFrom(value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`KERF_WORKERS ${JSON.stringify(value)} is not a number of worker threads`);
   return Number(value);
 }
 
@@ -118,7 +118,7 @@ export function parseCommandOptions(
     cwd: process.cwd(),
     output,
     fleetPaused: /^(true|1|yes)$/i.test(env.KERF_PAUSE ?? ''),
-    ...(env.KERF_SCAN_WORKERS && { scanWorkers: scanWorkersFrom(env.KERF_SCAN_WORKERS) }),
+    ...(env.KERF_WORKERS && { workers: workersFrom(env.KERF_WORKERS) }),
     ...((wantsCluster(recommendations) || wantsVpa(recommendations)) && { cluster: clusterFromEnvironment(env, yamlData) }),
     extra,
   };

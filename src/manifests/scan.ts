@@ -1,6 +1,5 @@
 // Walks a repo once, parses every YAML file once, and indexes what the rules need.
 import { readFileSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { readdir } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import {
@@ -28,7 +27,7 @@ import { isKustomizationPath, KUSTOMIZATION_FILE_NAMES } from './kustomize-kusto
 import { isObject, intOrString, stringMap, type Json } from '../util/json.js';
 import { workloadKey } from '../util/workload-key.js';
 import { SCAN_JOB, workerEntry } from '../util/worker-entry.js';
-import { mapInWorkers } from '../util/worker-pool.js';
+import { machineWorkers, mapInWorkers } from '../util/worker-pool.js';
 
 export interface RepoIndex {
   root: string;
@@ -108,14 +107,11 @@ async function listYamlFiles(root: string, dir: string, out: string[]): Promise<
  * a 6 MB one breaks even, and kubeflow/manifests (5 MB in 700 files) takes 0.8 s instead of 0.6 s.
  */
 const POOL_MIN_BYTES = 8 << 20;
-const POOL_MAX_WORKERS = 4;
-/** Files per message: few enough that the workers finish together, enough that messages cost little. */
-const POOL_MAX_CHUNK = 32;
 
 /** Workers for this scan: none for a small repo, or on one core. */
 function scanWorkers(root: string, scans: readonly FileScan[]): number {
-  const workers = Math.min(availableParallelism(), POOL_MAX_WORKERS);
-  if (workers < 2) return 0;
+  const workers = machineWorkers();
+  if (workers === 0) return 0;
   let bytes = 0;
   for (const { name } of scans) {
     bytes += statSync(join(root, name), { throwIfNoEntry: false })?.size ?? 0;
@@ -153,7 +149,7 @@ export async function readRepoFiles(root: string, options: { workers?: number } 
     entry !== undefined && workers > 0
       ? await mapInWorkers<{ root: string } & FileScan, FileScanResult>(
           scans.map((scan) => ({ root, ...scan })),
-          { entry, job: SCAN_JOB, workers, chunkSize: Math.max(1, Math.min(POOL_MAX_CHUNK, Math.ceil(scans.length / (workers * 4)))) },
+          { entry, job: SCAN_JOB, workers },
         )
       : scans.map((scan) => scanFile(root, scan));
   const files = new Map<string, ScannedFile>();

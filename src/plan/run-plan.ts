@@ -5,8 +5,10 @@ import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
 import { expandRecommendationPaths, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
 import { InputError } from '../util/input-error.js';
-import { makePlan, makePlanWithEdits, type Plan } from './plan.js';
-import { planEdits, type FileEdit } from './edits.js';
+import { makePlan, makePlanAcross, makePlanWithEdits, type Plan, type PlanInput } from './plan.js';
+import { planEdits, type FileEdit, type SeparateFileJob, type SeparateFileResult } from './edits.js';
+import { EDIT_JOB, workerEntry } from '../util/worker-entry.js';
+import { machineWorkers, mapInWorkers } from '../util/worker-pool.js';
 import { unmappedLiveHelm } from './helm-live.js';
 import { aboutThisRepo, clusterVpas, fromVpas, wantsVpa } from '../import/from-vpas.js';
 import { DEFAULT_IMPORT_OPTIONS, type Skip } from '../import/resources.js';
@@ -21,8 +23,11 @@ export interface PlanOptions {
   fleetPaused: boolean;
   /** Where `--recommendations cluster` and `--recommendations vpa` read from. */
   cluster?: ClusterSource;
-  /** Worker threads for the repo scan (0: none); by default as many as pay for the repo's size. */
-  scanWorkers?: number;
+  /**
+   * Worker threads for the repo scan and the edits (0: none), whatever the repo's size; by
+   * default as many as the machine has cores (up to 4) where the repo is big enough to pay for them.
+   */
+  workers?: number;
 }
 
 export interface PlanRun {
@@ -40,7 +45,7 @@ export interface PlanRun {
 /** `want.edits`: keep the edited files (`write`); without, the plan's dry run lets each go once done with it. */
 export async function runPlan(options: PlanOptions, want: { edits?: boolean } = {}): Promise<PlanRun> {
   const { config, errors: configErrors } = await loadConfig(options.repo, options.config);
-  let index = await scanRepo(options.repo, config, options.scanWorkers);
+  let index = await scanRepo(options.repo, config, options.workers);
   let recommendations = index.recommendations;
   let cluster: ClusterView | undefined;
   let skips: Skip[] | undefined;
@@ -71,7 +76,7 @@ export async function runPlan(options: PlanOptions, want: { edits?: boolean } = 
   }
   index.errors.unshift(...configErrors);
   const input = { index, recommendations, config, fleetPaused: options.fleetPaused, now: options.now };
-  const planned = want.edits ? makePlanWithEdits(input) : { plan: makePlan(input), edits: [] };
+  const planned = await planOnWorkers(input, want.edits === true, options.workers);
   const { plan } = planned;
   let { edits } = planned;
   if (cluster) {
@@ -82,4 +87,17 @@ export async function runPlan(options: PlanOptions, want: { edits?: boolean } = 
   }
   if (skips) plan.skipped = skips;
   return { plan, index, config, recommendations, edits, ...(cluster && { cluster }) };
+}
+
+/**
+ * The plan, and with `files` its edits: the files only their own workloads' decisions edit are
+ * edited on worker threads when an entry module registered one to start them from (and there are
+ * enough of them, unless `workers` is given). The result is the same either way.
+ */
+async function planOnWorkers(input: PlanInput, files: boolean, workers: number | undefined): Promise<{ plan: Plan; edits: FileEdit[] }> {
+  const entry = workerEntry();
+  const count = entry === undefined ? 0 : (workers ?? machineWorkers());
+  if (entry === undefined || count === 0) return files ? makePlanWithEdits(input) : { plan: makePlan(input), edits: [] };
+  const run = (jobs: SeparateFileJob[]) => mapInWorkers<SeparateFileJob, SeparateFileResult>(jobs, { entry, job: EDIT_JOB, workers: count });
+  return makePlanAcross(input, files, run, workers === undefined ? undefined : 1);
 }

@@ -5,6 +5,8 @@ import { isMainThread, workerData } from 'node:worker_threads';
 
 /** The job of a worker that scans a repo's files (manifests/scan-worker.ts). */
 export const SCAN_JOB = 'scan';
+/** The job of a worker that edits files only their own workloads' decisions edit (plan/edit-worker.ts). */
+export const EDIT_JOB = 'edit';
 
 let entry: URL | undefined;
 

@@ -2,6 +2,7 @@
 // put back in the tasks' order. A worker that fails fails the whole map: no partial results.
 // Results travel as v8.serialize bytes, not structured clones: those turn a Buffer (what the yaml
 // parser gives for !!binary) into a plain Uint8Array, and the results must be what the work returned.
+import { availableParallelism } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
 import { parentPort, Worker } from 'node:worker_threads';
 
@@ -10,10 +11,20 @@ export interface PoolOptions {
   entry: URL;
   job: string;
   workers: number;
-  chunkSize: number;
+  /** Tasks per message; by default few enough that the workers finish together, enough that messages cost little. */
+  chunkSize?: number;
 }
 
-export async function mapInWorkers<T, R>(tasks: readonly T[], { entry, job, workers, chunkSize }: PoolOptions): Promise<R[]> {
+const MAX_WORKERS = 4;
+const MAX_CHUNK = 32;
+
+/** The workers worth starting on this machine: one per core, up to four; none on one core. */
+export function machineWorkers(): number {
+  const workers = Math.min(availableParallelism(), MAX_WORKERS);
+  return workers < 2 ? 0 : workers;
+}
+
+export async function mapInWorkers<T, R>(tasks: readonly T[], { entry, job, workers, chunkSize = Math.max(1, Math.min(MAX_CHUNK, Math.ceil(tasks.length / (workers * 4)))) }: PoolOptions): Promise<R[]> {
   const chunks: T[][] = [];
   for (let start = 0; start < tasks.length; start += chunkSize) chunks.push(tasks.slice(start, start + chunkSize));
   const results: R[][] = new Array(chunks.length);

@@ -1,13 +1,16 @@
 // The scan on worker threads gives what the scan in one thread gives: the same files in the same
 // order, the same errors in the same order, and so the same plan, byte for byte, on every real repo
-// at hand. The workers start from the built CLI (npm run build), as they do for a user.
+// at hand; the edits on worker threads write the same files. The workers start from the built CLI
+// (npm run build), as they do for a user.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { isDeepStrictEqual } from 'node:util';
+import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { generateRepo } from '../../bench/generate.js';
 import { readRepoFiles } from '../../src/manifests/scan.js';
 import { registerWorkerEntry } from '../../src/util/worker-entry.js';
 import { corpusDir, hasCorpus } from '../support/corpus.js';
@@ -27,10 +30,10 @@ const repos = [...subdirs(realworldDir), ...(hasCorpus ? subdirs(corpusDir) : []
 registerWorkerEntry(pathToFileURL(cli).href);
 const repoWith = tempRepos('kerf-scan-pool-');
 
-async function plan(entry: string, repo: string, workers: number): Promise<{ code: number; stdout: string }> {
-  const args = [entry, 'plan', '--repo', repo, '--now', '2026-12-02T10:00:00Z', '--output', 'json'];
+async function plan(entry: string, repo: string, workers: number, command = 'plan'): Promise<{ code: number; stdout: string }> {
+  const args = [entry, command, '--repo', repo, '--now', '2026-12-02T10:00:00Z', '--output', 'json'];
   try {
-    const { stdout } = await run('node', args, { env: { ...process.env, KERF_PAUSE: '', KERF_SCAN_WORKERS: String(workers) }, maxBuffer: 1 << 28 });
+    const { stdout } = await run('node', args, { env: { ...process.env, KERF_PAUSE: '', KERF_WORKERS: String(workers) }, maxBuffer: 1 << 28 });
     return { code: 0, stdout };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -88,5 +91,57 @@ describe('the scan on worker threads', () => {
     const repo = repos[0] ?? join(root, 'examples/shop');
     const [alone, pooled] = [await plan(cli, repo, 0), await plan(bundledCli, repo, 2)];
     expect(pooled).toEqual(alone);
+  });
+});
+
+/** Every file under `dir` with its text, by path. */
+function tree(dir: string): Map<string, string> {
+  return new Map(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name))
+      .sort()
+      .map((path) => [path.slice(dir.length), readFileSync(path, 'utf8')]),
+  );
+}
+
+describe('the edits on worker threads', () => {
+  it('write the same files, and plan and write say the same, as one thread does', async () => {
+    const repo = await repoWith({
+      // Refused (an anchor shared by two containers) beside one that lands, in a plain file.
+      'apps/team-002/refused.yaml': `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shared, namespace: team-002}
+spec:
+  template:
+    spec:
+      containers:
+        - {name: app, resources: &res {requests: {cpu: 100m, memory: 128Mi}}}
+        - {name: proxy, resources: *res}
+---
+apiVersion: kerf.getkerf.dev/v1alpha1
+kind: RightsizingRecommendation
+metadata: {name: shared, namespace: team-002}
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: shared}
+  containers: [{name: app, requests: {cpu: 300m, memory: 256Mi}}]
+`,
+    });
+    // Plain files and kustomize overlays, whose files stay with the main thread.
+    await generateRepo(repo, { namespaces: 6, perNamespace: 9, perFile: 3, kustomizeEvery: 3 });
+    const [one, two] = [`${repo}-one`, `${repo}-two`];
+    cpSync(repo, one, { recursive: true });
+    cpSync(repo, two, { recursive: true });
+    try {
+      const [alone, pooled] = [await plan(cli, one, 0, 'write'), await plan(cli, two, 2, 'write')];
+      expect(pooled.stdout.replaceAll(two, one)).toEqual(alone.stdout);
+      const written = JSON.parse(alone.stdout) as { written: string[]; errors: { code: string }[] };
+      expect(written.written.length).toBeGreaterThan(5);
+      expect(written.errors.map((error) => error.code)).toEqual(['SharedAnchor']);
+      expect(tree(two)).toEqual(tree(one));
+      expect(await plan(cli, repo, 2)).toEqual(await plan(cli, repo, 0));
+    } finally {
+      await Promise.all([one, two].map((dir) => rm(dir, { recursive: true, force: true })));
+    }
   });
 });

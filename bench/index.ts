@@ -5,6 +5,7 @@
 // The benchmarks against the stand-ins are imported only when they run (the bundle is split), so
 // the stand-ins' packages are loaded only for them.
 import { execFile } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { GeneratedRepo, RepoShape } from './generate.js';
 import type { ProcessRun } from './processes.js';
@@ -54,6 +55,9 @@ function row(label: string, value: number, shown: string, bar: number, goal: num
 
 const seconds = (run: ProcessRun) => `${(run.ms / 1000).toFixed(2)} s`;
 const mib = (run: ProcessRun) => `${run.peakMiB.toFixed(0)} MiB`;
+const cpu = (run: ProcessRun) => `CPU ${(run.cpuMs / 1000).toFixed(2)} s`;
+/** Times are wall clock; kerf puts a big repo's scan and edits on worker threads, one per core (up to 4), the bare parse runs on one. */
+const cores = () => `${plural(availableParallelism(), 'core')}, kerf on worker threads, the bare parse on one`;
 const describe = (repo: GeneratedRepo) =>
   `${repo.workloads.toLocaleString('en')} workloads, ${repo.documents.toLocaleString('en')} documents in ${repo.files.toLocaleString('en')} files, ${(repo.bytes / 2 ** 20).toFixed(1)} MiB`;
 
@@ -67,18 +71,19 @@ async function main(): Promise<void> {
   await section('plan and write', async () => {
     const { repo, bareParse, plan, write } = await benchmarkRepo(SMALL, { runs: RUNS, write: true });
     if (!write) throw new Error('benchmark: write did not run');
-    console.log(`plan and write: whole kerf-gitops processes on ${describe(repo)}; median of ${RUNS}`);
-    console.log(`  bare yaml parse  ${seconds(bareParse)}, peak RSS ${mib(bareParse)} (its own process)`);
-    console.log(`  plan             ${seconds(plan)}, peak RSS ${mib(plan)}`);
+    console.log(`plan and write: whole kerf-gitops processes on ${describe(repo)}; median of ${RUNS}; ${cores()}`);
+    console.log(`  bare yaml parse  ${seconds(bareParse)}, ${cpu(bareParse)}, peak RSS ${mib(bareParse)} (its own process)`);
+    console.log(`  plan             ${seconds(plan)}, ${cpu(plan)}, peak RSS ${mib(plan)}`);
     console.log(row('plan ÷ parse', plan.ms / bareParse.ms, (plan.ms / bareParse.ms).toFixed(2), 1.5, 0.7));
-    console.log(`  write            ${seconds(write)}, peak RSS ${mib(write)}: ${write.written} files edited for ${write.pullRequests} pull-request decisions${write.errors > 0 ? `, ${write.errors} refused` : ''} (a fresh copy per run)`);
+    console.log(`  write            ${seconds(write)}, ${cpu(write)}, peak RSS ${mib(write)}: ${write.written} files edited for ${write.pullRequests} pull-request decisions${write.errors > 0 ? `, ${write.errors} refused` : ''} (a fresh copy per run)`);
     console.log(row('write ÷ parse', write.ms / bareParse.ms, (write.ms / bareParse.ms).toFixed(2), 2, 1.2));
   });
 
   await section('plan at scale', async () => {
     const { repo, bareParse, plan } = await benchmarkRepo(LARGE, { runs: 1, write: false });
-    console.log(`plan at scale: whole kerf-gitops plan on ${describe(repo)}`);
-    console.log(`  bare yaml parse  ${seconds(bareParse)}, peak RSS ${mib(bareParse)}`);
+    console.log(`plan at scale: whole kerf-gitops plan on ${describe(repo)}; ${cores()}`);
+    console.log(`  bare yaml parse  ${seconds(bareParse)}, ${cpu(bareParse)}, peak RSS ${mib(bareParse)}`);
+    console.log(`  plan             ${cpu(plan)}`);
     console.log(row('plan time', plan.ms / 1000, seconds(plan), 40, 25, ' s'));
     console.log(row('plan peak RSS', plan.peakMiB, mib(plan), 700, 400, ' MiB'));
     console.log(`  plan ÷ parse     ${(plan.ms / bareParse.ms).toFixed(2)} in time, ${(plan.peakMiB / bareParse.peakMiB).toFixed(2)} in memory`);

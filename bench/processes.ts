@@ -1,6 +1,7 @@
-// Whole processes, as a user runs them: wall time from spawn to exit and the child's own peak RSS,
-// which it reports itself (`process.resourceUsage().maxRSS`, through a preloaded exit hook) into
-// a file, since neither /usr/bin/time nor the child's /proc entry outlives it.
+// Whole processes, as a user runs them: wall time from spawn to exit, and the child's own peak RSS
+// and CPU time (all its threads: kerf scans and edits big repos on worker threads), which it
+// reports itself (`process.resourceUsage()`, through a preloaded exit hook) into a file, since
+// neither /usr/bin/time nor the child's /proc entry outlives it.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,13 +10,15 @@ import { repoRoot } from './paths.js';
 
 export interface ProcessRun {
   ms: number;
+  /** User and system CPU time of all the process's threads. */
+  cpuMs: number;
   peakMiB: number;
   stdout: string;
   code: number | null;
 }
 
 const REPORT_RSS = `data:text/javascript,${encodeURIComponent(
-  'import { writeFileSync } from "node:fs"; process.on("exit", () => writeFileSync(process.env.KERF_BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));',
+  'import { writeFileSync } from "node:fs"; process.on("exit", () => writeFileSync(process.env.KERF_BENCH_RSS_FILE, JSON.stringify(process.resourceUsage())));',
 )}`;
 
 /** Runs `node <script> ...args` from the repo root; `script` is relative to it (e.g. lib/cli.js). */
@@ -41,9 +44,9 @@ export async function runNode(script: string, args: readonly string[], timeoutMs
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     const stdout = Buffer.concat(out).toString();
     if (code !== 0 && code !== 1) throw new Error(`${script} ${args[0] ?? ''} exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' ')}`);
-    // maxRSS is in KiB on Linux.
-    const peakMiB = Number(await readFile(rssFile, 'utf8')) / 1024;
-    return { ms, peakMiB, stdout, code };
+    // maxRSS is in KiB on Linux, the CPU times in µs.
+    const usage = JSON.parse(await readFile(rssFile, 'utf8')) as NodeJS.ResourceUsage;
+    return { ms, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, peakMiB: usage.maxRSS / 1024, stdout, code };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { GeneratedRepo, RepoShape } from './generate.js';
 import type { ProcessRun } from './processes.js';
 import { benchmarkRepo } from './repo.js';
-import type { LatencyRun, WebhookBenchmark } from './webhook-latency.js';
+import type { MedianRun, WebhookBenchmark } from './webhook-latency.js';
 
 /** KERF_BENCH_QUICK=1: tiny repos, one run, no stand-in benchmarks, bars reported but not enforced (the suite's smoke test). */
 const QUICK = process.env.KERF_BENCH_QUICK === '1';
@@ -39,7 +39,7 @@ const WEBHOOK_CHILD = 'webhook-latency-child';
 
 function webhookInChild(): Promise<WebhookBenchmark> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), WEBHOOK_CHILD], { timeout: 180_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), WEBHOOK_CHILD], { timeout: 300_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message.split('\n')[0]} ${stderr.trim().split('\n').slice(-2).join(' ')}`));
       else resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as WebhookBenchmark);
     });
@@ -114,9 +114,10 @@ async function main(): Promise<void> {
 
   await section('webhook latency', async () => {
     const result = await webhookInChild();
-    const line = (label: string, run: LatencyRun) => {
+    const line = (label: string, run: MedianRun) => {
       if (run.failed > 0) process.exitCode = 1;
-      return row(label, run.p99Ms, `p99 ${ms(run.p99Ms)} ms (p50 ${ms(run.p50Ms)}, max ${ms(run.maxMs)}) over ${run.requests} requests at ${run.ratePerSecond.toFixed(0)}/s${run.failed > 0 ? `, ${run.failed} FAILED` : ''}`, 3, 2, ' ms');
+      const runs = `median of ${run.p99sMs.length} runs' p99 ${run.p99sMs.map(ms).join(', ')} ms`;
+      return row(label, run.p99Ms, `p99 ${ms(run.p99Ms)} ms (p50 ${ms(run.p50Ms)}, max ${ms(run.maxMs)}) over ${run.requests} requests at ${run.ratePerSecond.toFixed(0)}/s; ${runs}${run.failed > 0 ? `, ${run.failed} FAILED` : ''}`, 3, 2, ' ms');
     };
     console.log(`webhook latency: the helper process's HTTPS webhook, pod CREATE AdmissionReviews of ${result.requestBytes} bytes answered with ${result.patchOps} patch ops, keep-alive, client on the same 2 cores`);
     console.log(line(`concurrency ${result.concurrency.concurrency}`, result.concurrency));

@@ -52,11 +52,22 @@ function groupByNamespace<T>(items: readonly T[], namespaceOf: (item: T) => stri
 
 /** Maintenance windows that every opening of falls inside a freeze (the policy's or the chart's): nothing merges in them. */
 function frozenWindowWarnings(policies: readonly RightsizingPolicy[], config: KerfConfig, now: Date): PlanError[] {
+  // A fleet's policies mostly repeat a few sets of windows: each set is judged once.
+  const judged = new Map<string, number[]>();
+  const frozen = (policy: RightsizingPolicy): number[] => {
+    const key = JSON.stringify([policy.apply.maintenanceWindows, policy.apply.freezeWindows]);
+    let indices = judged.get(key);
+    if (indices === undefined) {
+      const freezes = [compiledWindows(config.freeze.windows, 'freeze'), compiledWindows(policy.apply.freezeWindows, 'freeze')];
+      indices = alwaysFrozenWindows(compiledWindows(policy.apply.maintenanceWindows, 'maintenance'), freezes, now);
+      judged.set(key, indices);
+    }
+    return indices;
+  };
   return policies.flatMap((policy) => {
-    const freezes = [compiledWindows(config.freeze.windows, 'freeze'), compiledWindows(policy.apply.freezeWindows, 'freeze')];
     const file = policy.source?.file;
     const object = `RightsizingPolicy ${policy.namespace}/${policy.name}`;
-    return alwaysFrozenWindows(compiledWindows(policy.apply.maintenanceWindows, 'maintenance'), freezes, now).map((index) => {
+    return frozen(policy).map((index) => {
       const field = `spec.apply.maintenanceWindows[${index}]`;
       return {
         code: 'WindowAlwaysFrozen',

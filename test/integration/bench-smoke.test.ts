@@ -17,6 +17,6 @@ describe('npm run bench (quick mode)', () => {
     }
     // Every workload of the one-file repo gets a pull-request edit in that one file.
     expect(stdout).toMatch(/write in one file: 20 workloads changed in one file/);
-    expect(stdout).toMatch(/write +[\d.]+ s, peak RSS \d+ MiB: \d+ files edited for 20 pull-request decisions/);
+    expect(stdout).toMatch(/write +[\d.]+ s, CPU [\d.]+ s, peak RSS \d+ MiB: \d+ files edited for 20 pull-request decisions/);
   });
 });

@@ -14,6 +14,7 @@ import type { NewEntry, OpContext } from './edit-map-ops.js';
 import { applySplices, detectEol, renderScalar } from './edit-text.js';
 import type { QuoteStyle, Splice } from './edit-text.js';
 import { findEditProblem } from './edit-verify.js';
+import { sketchedObject, type DocumentSketch } from './edit-sketch.js';
 import { documentBounds } from './screen.js';
 import { aliasTargets, detectIndentStep, findPair, hasNestedAnchors, isEmptyValue, PARSE_OPTIONS, quoteStyleOf } from './edit-yaml.js';
 
@@ -73,18 +74,27 @@ export class ResourceFileEditor {
   private eol?: string;
   private readonly slices = new Map<number, string>();
 
+  private readonly documents: number | undefined;
+  private readonly verify: boolean;
+  private readonly sketches: readonly (DocumentSketch | undefined)[] | undefined;
+
   /**
    * `documents`: how many documents the scan found in `text`. When the markers split the text
    * into as many, only the documents edited are parsed; otherwise the whole text is.
    * `verify: false` is for a dry run whose texts are never written (plan): every refusal is still
-   * made, but the result is not re-parsed, a guard for the bytes written that `write` keeps.
+   * made, but the result is not re-parsed, a guard for the bytes written that `write` keeps; and
+   * with the scan's `sketches` of the documents, an edit that only replaces values already
+   * written is placed without parsing the document again (see edit-sketch.ts).
    */
   constructor(
     readonly text: string,
     readonly file: string,
-    private readonly documents?: number,
-    private readonly verify = true,
-  ) {}
+    options: { documents?: number; verify?: boolean; sketches?: readonly (DocumentSketch | undefined)[] } = {},
+  ) {
+    this.documents = options.documents;
+    this.verify = options.verify ?? true;
+    this.sketches = options.sketches;
+  }
 
   private documentLayout(): Layout {
     if (!this.layout) {
@@ -104,6 +114,8 @@ export class ResourceFileEditor {
     const { file } = this;
     const object = `${target.kind}/${target.name}`;
     const layout = this.documentLayout();
+    const sketched = current === undefined && !this.verify && locator === POD_TEMPLATE ? this.sketchedEdit(target, edits, layout) : undefined;
+    if (sketched !== undefined) return sketched;
     const invalid = (error: YAMLError) => {
       const line = error.linePos?.[0]?.line;
       return new EditError('InvalidYaml', { file, object }, `does not parse${line ? ` at line ${line}` : ''}: ${error.message.split('\n')[0]}`);
@@ -129,12 +141,7 @@ export class ResourceFileEditor {
       throw new EditError('DocumentMismatch', { file, object }, `document ${target.document} is ${String(kind)}/${String(name)}`);
     }
     const before: unknown = doc.toJS({ maxAliasCount: -1 });
-    for (const edit of edits) {
-      if (edit.to === null) continue;
-      const subject = { file, object, container: edit.container, field: edit.field };
-      // A request or limit below zero is no resource amount; the API server would refuse the manifest.
-      if (quantity(edit.to, subject).compare(ZERO) < 0) throw new EditError('InvalidQuantity', subject, `${edit.to} is negative`);
-    }
+    checkQuantities(edits, { file, object });
     const effective = checkEdits(before, edits, { file, object }, locator);
 
     this.eol ??= detectEol(this.text);
@@ -156,6 +163,30 @@ export class ResourceFileEditor {
     const problem = this.verify ? findEditProblem([before], parseAllDocuments(edited, PARSE_OPTIONS), 0, edits, locator.js) : undefined;
     if (problem) throw new EditError('VerifyFailed', { file, object }, problem);
     return edited;
+  }
+
+  /**
+   * The edited slice when the document's sketch holds every value the edits replace, still written
+   * as the scan saw it; undefined for the full path. Refuses as the full path refuses, on the same
+   * values in the same order.
+   */
+  private sketchedEdit(target: DocumentTarget, edits: readonly ResourceEdit[], layout: Layout): string | undefined {
+    const sketch = this.sketches?.[target.document];
+    const bounds = layout.bounds[target.document];
+    if (!sketch || !bounds || layout.docs || sketch.kind !== target.kind || sketch.name !== target.name) return undefined;
+    // Two edits of one field depend on each other's outcome: the full path orders them.
+    if (new Set(edits.map((edit) => `${edit.container}\u0000${edit.field}`)).size < edits.length) return undefined;
+    const slice = this.text.slice(bounds.start, bounds.end);
+    const splices: Splice[] = [];
+    for (const edit of edits) {
+      const written = edit.to === null ? undefined : sketch.containers[edit.container]?.values[edit.field];
+      if (!written || edit.to === null || slice.slice(written.start, written.end) !== written.source) return undefined;
+      splices.push({ start: written.start, end: written.end, text: renderScalar(edit.to, written.style) });
+    }
+    const subject = { file: this.file, object: `${target.kind}/${target.name}` };
+    checkQuantities(edits, subject);
+    checkEdits(sketchedObject(sketch), edits, subject, POD_TEMPLATE);
+    return applySplices(slice, splices);
   }
 
   /** Keeps `slice` (from `edit`) as the text of document `document`. */
@@ -230,6 +261,15 @@ function checkEdits(document: unknown, edits: readonly ResourceEdit[], subject: 
 }
 
 const ZERO = parseQuantity('0');
+
+/** A request or limit below zero is no resource amount; the API server would refuse the manifest. */
+function checkQuantities(edits: readonly ResourceEdit[], subject: EditErrorSubject): void {
+  for (const edit of edits) {
+    if (edit.to === null) continue;
+    const at = { ...subject, container: edit.container, field: edit.field };
+    if (quantity(edit.to, at).compare(ZERO) < 0) throw new EditError('InvalidQuantity', at, `${edit.to} is negative`);
+  }
+}
 
 function quantity(value: string, subject: EditErrorSubject): ReturnType<typeof parseQuantity> {
   try {

@@ -50,11 +50,12 @@ export function scanFile(root: string, { name, whole, kustomizationText }: FileS
   // A JSON 6902 patch (a list, no `kind`) is kept by the screen too, as is any document whose kind it cannot tell.
   const screened = whole ? text : screenDocuments(text, SCREENED_KINDS, API_GROUP);
   if (screened === undefined) return { errors };
-  const parsed = parseFile(name, screened, errors);
+  const parsed = parseFile(name, screened, errors, !whole);
   const { lines, broken } = parsed;
   // Memory grows with the workloads, not the repo's bytes: until the index takes them, workloads
   // outside kustomize (which reads its files whole) are held as the fields it reads.
   const documents = whole ? parsed.documents : parsed.documents.map((doc) => (isObject(doc) && isWorkloadKind(doc.kind) ? workloadFields(doc) : doc));
   // The text stays only for a file with a document that does not parse: a guess at what it holds.
-  return { scanned: { documents, lines, ...(broken && { broken, text: screened }), ...(whole && { named: true }) }, errors };
+  const { sketches } = parsed;
+  return { scanned: { documents, lines, ...(broken && { broken, text: screened }), ...(whole && { named: true }), ...(sketches && { sketches }) }, errors };
 }

@@ -2,6 +2,9 @@
 // documents, each parsed to plain data with its first line and its parse error.
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { PlanError } from '../model/types.js';
+import { isWorkloadKind } from '../model/workload.js';
+import { sketchDocument, type DocumentSketch } from './edit-sketch.js';
+import { documentBounds } from './screen.js';
 
 export interface ScannedFile {
   /** The text parsed; the repo scan drops it (edits read the few files they touch again). */
@@ -17,6 +20,8 @@ export interface ScannedFile {
   broken?: Map<number, PlanError>;
   /** A kustomization names it (or may: every word of its text is taken as a path): read whole, its documents kept. */
   named?: boolean;
+  /** Where its workload documents write their CPU and memory values, by document (see edit-sketch.ts); not for files read whole. */
+  sketches?: readonly (DocumentSketch | undefined)[];
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -50,11 +55,14 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return low;
 }
 
-export function parseFile(name: string, text: string, errors: PlanError[]): ScannedFile & { text: string } {
+/** `sketch`: sketch the workload documents (see edit-sketch.ts). */
+export function parseFile(name: string, text: string, errors: PlanError[], sketch = false): ScannedFile & { text: string } {
   const lineCounter = new LineCounter();
   const documents: unknown[] = [];
   const lines: number[] = [];
   const broken = new Map<number, PlanError>();
+  const sketches: (DocumentSketch | undefined)[] = [];
+  let bounds: { start: number }[] | undefined;
   // Duplicate keys are errors, as kubectl refuses them: which of the two would count is anyone's guess.
   for (const doc of parseAllDocuments(text, { lineCounter, uniqueKeys: true })) {
     const line = lineCounter.linePos(doc.range[0]).line;
@@ -71,7 +79,13 @@ export function parseFile(name: string, text: string, errors: PlanError[]): Scan
     }
     try {
       // The parser's default alias budget: an alias bomb is one error for its file, not a run out of memory.
-      documents.push(doc.toJS());
+      const object: unknown = doc.toJS();
+      if (sketch && isWorkloadKind((object as { kind?: unknown } | null)?.kind)) {
+        bounds ??= documentBounds(text);
+        const start = bounds[documents.length]?.start;
+        if (start !== undefined) sketches[documents.length] = sketchDocument(doc, text, start);
+      }
+      documents.push(object);
     } catch (error) {
       if (!(error instanceof ReferenceError)) throw error;
       const problem: PlanError = { code: 'AliasLimit', file: name, line, message: `${name}:${line}: ${error.message}; the document is not read` };
@@ -80,5 +94,7 @@ export function parseFile(name: string, text: string, errors: PlanError[]): Scan
       documents.push(null);
     }
   }
-  return { text, documents, lines, ...(broken.size > 0 && { broken }) };
+  // A sketch's offsets are in its document's slice as the markers split the text: only when they split it as the parser did.
+  const sliced = bounds !== undefined && bounds.length === documents.length && sketches.some(Boolean);
+  return { text, documents, lines, ...(broken.size > 0 && { broken }), ...(sliced && { sketches }) };
 }

@@ -8,6 +8,7 @@ import type { RepoIndex } from '../manifests/scan.js';
 import { workloadKey } from '../util/workload-key.js';
 import { EditError } from '../manifests/edit-error.js';
 import { ResourceFileEditor, type DocumentTarget, type ResourceEdit } from '../manifests/edit-resources.js';
+import type { DocumentSketch } from '../manifests/edit-sketch.js';
 import { KustomizeError } from '../manifests/kustomize-error.js';
 import type { KustomizeGraph } from '../manifests/kustomize-graph.js';
 import { addPatchToKustomization, KERF_PATCH_FILE, overlayPatchTargets, renderOverlayPatch, withPatchTarget, type ContainerOrder, type OverlayPatchContainer, type OverlayPatchTarget, type PatchTargets } from '../manifests/kustomize-overlay-patch.js';
@@ -71,8 +72,8 @@ class Workspace {
   private readonly patchTargets = new Map<string, { text: string; targets: PatchTargets }>();
   constructor(
     private readonly read: (path: string) => string | undefined,
-    /** How many documents the scan found in a file, so its editor parses only those it edits. */
-    private readonly documentCount: (path: string) => number | undefined,
+    /** What the scan saw of a file: how many documents (so its editor parses only those it edits) and their sketches. */
+    private readonly scanned: (path: string) => { documents: number; sketches?: readonly (DocumentSketch | undefined)[] } | undefined,
     /** Whether the texts are wanted (see ResourceFileEditor's `verify`). */
     private readonly verify: boolean,
   ) {}
@@ -84,7 +85,8 @@ class Workspace {
       if (!editor) {
         const text = this.read(path);
         if (text === undefined) return undefined;
-        editor = new ResourceFileEditor(text, path, this.documentCount(path), this.verify);
+        const seen = this.scanned(path);
+        editor = new ResourceFileEditor(text, path, { ...(seen && { documents: seen.documents }), verify: this.verify, ...(seen?.sketches && { sketches: seen.sketches }) });
         this.keep(path, editor);
       }
       staged = { editor, documents: new Map() };
@@ -294,7 +296,6 @@ export interface SeparateFileJob {
   path: string;
   /** How many documents the scan found in it. */
   documents: number;
-  files: boolean;
   decisions: { at: number; decision: Decision; workload: Workload }[];
 }
 
@@ -316,45 +317,44 @@ export function editSeparateFile(job: SeparateFileJob): SeparateFileResult {
     errors: [],
     conflicts: new Map(),
   };
-  const { outcomes, edits } = editDecisions(index, job.decisions.map(({ decision }) => decision), job.files);
+  const { outcomes, edits } = editDecisions(index, job.decisions.map(({ decision }) => decision), true);
   const [edit] = edits;
   return { outcomes, ...(edit && { edit: fileEdit(edit) }) };
 }
 
 /**
  * Below this many decisions in separate files, starting workers costs more than it saves: each
- * starts cold, and on two cores the edits' parses gain ~1.3x, not 2x. Measured on two cores, plan
- * with ~630 and ~1,260 such decisions took 0.25 s longer on workers, with ~3,160 0.15 s less, and
- * at 50,000 workloads ~6 s less.
+ * starts cold, and on two cores the edits' parses gain ~1.3x, not 2x. Measured on two cores, with
+ * ~630 and ~1,260 such decisions the edits took 0.25 s longer on workers, with ~3,160 0.15 s less.
  */
 const DECISIONS_WORTH_WORKERS = 2500;
 
 /**
- * planEdits with the separate files' decisions placed by `run` (workers) while this thread places
- * the others: the same outcomes and edits, in the same order.
+ * planEdits, the edited files wanted (write), with the separate files' decisions placed by `run`
+ * (workers) while this thread places the others: the same outcomes and edits, in the same order.
+ * Plan's dry run has no use for workers: it places most edits from the scan's sketches.
  */
 export async function planEditsAcross(
   index: RepoIndex,
   decisions: readonly Decision[],
   /** `fewest`: below this many decisions in separate files this thread places them all. */
-  options: { files?: boolean; fewest?: number },
+  options: { fewest?: number },
   run: (jobs: SeparateFileJob[]) => Promise<SeparateFileResult[]>,
 ): Promise<EditPlan> {
-  const files = options.files ?? true;
   const jobs: SeparateFileJob[] = [];
   for (const [path, edited] of separateFiles(index, decisions)) {
     const items = edited.map((at) => {
       const decision = decisions[at] as Decision;
       return { at, decision, workload: index.workloads.get(workloadKey(decision.target)) as Workload };
     });
-    jobs.push({ root: index.root, path, documents: index.files.get(path)?.documents.length ?? 0, files, decisions: items });
+    jobs.push({ root: index.root, path, documents: index.files.get(path)?.documents.length ?? 0, decisions: items });
   }
   const away = new Set(jobs.flatMap((job) => job.decisions.map(({ at }) => at)));
-  if (away.size === 0 || away.size < (options.fewest ?? DECISIONS_WORTH_WORKERS)) return planEdits(index, decisions, options);
+  if (away.size === 0 || away.size < (options.fewest ?? DECISIONS_WORTH_WORKERS)) return planEdits(index, decisions);
   const here = decisions.flatMap((_, at) => (away.has(at) ? [] : [at]));
   // Started first: the workers place theirs while this thread places the rest.
   const results = run(jobs);
-  const local = editDecisions(index, here.map((at) => decisions[at] as Decision), files);
+  const local = editDecisions(index, here.map((at) => decisions[at] as Decision), true);
   const outcomes: DecisionOutcome[] = new Array<DecisionOutcome>(decisions.length);
   here.forEach((at, k) => (outcomes[at] = local.outcomes[k] as DecisionOutcome));
   const edits: OrderedEdit[] = local.edits.map((edit) => ({ ...edit, first: here[edit.first] as number }));
@@ -394,7 +394,14 @@ function editDecisions(index: RepoIndex, decisions: readonly Decision[], files: 
     if (!originals.has(path)) originals.set(path, index.files.has(path) ? (readText(join(index.root, path)) ?? heldText(index, path)) : undefined);
     return originals.get(path);
   };
-  const work = new Workspace(read, (path) => index.files.get(path)?.documents.length, files);
+  const work = new Workspace(
+    read,
+    (path) => {
+      const scanned = index.files.get(path);
+      return scanned && { documents: scanned.documents.length, ...(scanned.sketches && { sketches: scanned.sketches }) };
+    },
+    files,
+  );
   const outcomes: DecisionOutcome[] = [];
   const done = files ? new Map<number, string[]>() : lastEdits(index, decisions);
   for (const [i, proposed] of decisions.entries()) {

@@ -104,18 +104,16 @@ function planWith(input: PlanInput, files: boolean): { plan: Plan; edits: FileEd
 }
 
 /**
- * makePlan (`files: false`) or makePlanWithEdits (`files: true`), with the edits of files only
- * their own workloads' decisions edit placed by `run` (worker threads) alongside this thread's:
- * the same plan and edits. `fewest`: see planEditsAcross.
+ * makePlanWithEdits with the edits of files only their own workloads' decisions edit placed by
+ * `run` (worker threads) alongside this thread's: the same plan and edits. `fewest`: see planEditsAcross.
  */
-export async function makePlanAcross(
+export async function makePlanWithEditsAcross(
   input: PlanInput,
-  files: boolean,
   run: (jobs: SeparateFileJob[]) => Promise<SeparateFileResult[]>,
   fewest?: number,
 ): Promise<{ plan: Plan; edits: FileEdit[] }> {
   const decided = decideAll(input);
-  return withEdits(input, decided, await planEditsAcross(input.index, decided.proposed, { files, ...(fewest !== undefined && { fewest }) }, run));
+  return withEdits(input, decided, await planEditsAcross(input.index, decided.proposed, { ...(fewest !== undefined && { fewest }) }, run));
 }
 
 interface Decided {

@@ -5,7 +5,7 @@ import type { ClusterSource } from '../cluster/cluster-reader.js';
 import { readCluster, recommendationsInRepo, wantsCluster, withClusterFacts, withClusterRecords, type ClusterView } from './cluster-source.js';
 import { expandRecommendationPaths, loadConfig, loadRecommendationFiles, scanRepo } from './inputs.js';
 import { InputError } from '../util/input-error.js';
-import { makePlan, makePlanAcross, makePlanWithEdits, type Plan, type PlanInput } from './plan.js';
+import { makePlan, makePlanWithEdits, makePlanWithEditsAcross, type Plan, type PlanInput } from './plan.js';
 import { planEdits, type FileEdit, type SeparateFileJob, type SeparateFileResult } from './edits.js';
 import { EDIT_JOB, workerEntry } from '../util/worker-entry.js';
 import { machineWorkers, mapInWorkers } from '../util/worker-pool.js';
@@ -90,14 +90,16 @@ export async function runPlan(options: PlanOptions, want: { edits?: boolean } = 
 }
 
 /**
- * The plan, and with `files` its edits: the files only their own workloads' decisions edit are
- * edited on worker threads when an entry module registered one to start them from (and there are
- * enough of them, unless `workers` is given). The result is the same either way.
+ * The plan, and with `files` its edits. Those of files only their own workloads' decisions edit
+ * are made on worker threads when an entry module registered one to start them from (and there
+ * are enough of them, unless `workers` is given); the result is the same either way. Plan's dry
+ * run places most edits from the scan's sketches, too cheap to be worth workers.
  */
 async function planOnWorkers(input: PlanInput, files: boolean, workers: number | undefined): Promise<{ plan: Plan; edits: FileEdit[] }> {
+  if (!files) return { plan: makePlan(input), edits: [] };
   const entry = workerEntry();
   const count = entry === undefined ? 0 : (workers ?? machineWorkers());
-  if (entry === undefined || count === 0) return files ? makePlanWithEdits(input) : { plan: makePlan(input), edits: [] };
+  if (entry === undefined || count === 0) return makePlanWithEdits(input);
   const run = (jobs: SeparateFileJob[]) => mapInWorkers<SeparateFileJob, SeparateFileResult>(jobs, { entry, job: EDIT_JOB, workers: count });
-  return makePlanAcross(input, files, run, workers === undefined ? undefined : 1);
+  return makePlanWithEditsAcross(input, run, workers === undefined ? undefined : 1);
 }

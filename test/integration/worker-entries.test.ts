@@ -32,7 +32,7 @@ function editJob(repo: string): SeparateFileJob {
   const ref = { namespace: 'shop', kind: 'Deployment', name: 'web' };
   const workload = { ref, containers: [], source: { file: 'web.yaml', line: 1, document: 0, name: 'web' } } as unknown as Workload;
   const decision = { target: ref, action: 'pull-request', changes: [{ container: 'app', field: 'requests.cpu', from: '100m', to: '250m' }] } as unknown as Decision;
-  return { root: repo, path: 'web.yaml', documents: 1, files: true, decisions: [{ at: 0, decision, workload }] };
+  return { root: repo, path: 'web.yaml', documents: 1, decisions: [{ at: 0, decision, workload }] };
 }
 
 describe('the built entries as workers', () => {

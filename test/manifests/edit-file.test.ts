@@ -65,11 +65,11 @@ describe('ResourceFileEditor', () => {
     const { text, targets } = manyWorkloads(60);
     const expected = targets.reduce((current, target, i) => editResources(current, target, editsFor(i), 'web.yaml'), text);
     expect(documentBounds(text)).toHaveLength(120);
-    const editor = new ResourceFileEditor(text, 'web.yaml', 120);
+    const editor = new ResourceFileEditor(text, 'web.yaml', { documents: 120 });
     targets.forEach((target, i) => editor.commit(target.document, editor.edit(target, editsFor(i))));
     expect(editor.render()).toBe(expected);
     // A count that does not match the markers: the whole text is parsed, as without one.
-    const counted = new ResourceFileEditor(text, 'web.yaml', 119);
+    const counted = new ResourceFileEditor(text, 'web.yaml', { documents: 119 });
     targets.forEach((target, i) => counted.commit(target.document, counted.edit(target, editsFor(i))));
     expect(counted.render()).toBe(expected);
   });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateRepo } from '../../bench/generate.js';
 import { editSeparateFile, type SeparateFileJob, type SeparateFileResult } from '../../src/plan/edits.js';
 import { loadConfig, scanRepo } from '../../src/plan/inputs.js';
-import { makePlan, makePlanAcross, makePlanWithEdits, type PlanInput } from '../../src/plan/plan.js';
+import { makePlanWithEdits, makePlanWithEditsAcross, type PlanInput } from '../../src/plan/plan.js';
 
 const NOW = new Date('2026-12-02T10:00:00Z');
 let root = '';
@@ -72,7 +72,7 @@ describe('planEditsAcross', () => {
   it('writes the same files, lands and refuses the same decisions as one thread does', async () => {
     const input = await planInput();
     const sent: SeparateFileJob[][] = [];
-    const across = await makePlanAcross(input, true, cloningRun(sent), 0);
+    const across = await makePlanWithEditsAcross(input, cloningRun(sent), 0);
     const alone = makePlanWithEdits(input);
 
     expect(across).toEqual(alone);
@@ -85,16 +85,10 @@ describe('planEditsAcross', () => {
     expect(alone.plan.decisions.find((decision) => decision.target.name === 'plain')?.action).toBe('pull-request');
   });
 
-  it("gives plan's dry run the same decisions and errors, and no edits", async () => {
-    const input = await planInput();
-    const across = await makePlanAcross(input, false, cloningRun([]), 0);
-    expect(across).toEqual({ plan: makePlan(input), edits: [] });
-  });
-
   it('places everything itself below the fewest decisions worth the workers', async () => {
     const input = await planInput();
     const sent: SeparateFileJob[][] = [];
-    await makePlanAcross(input, true, cloningRun(sent), 10_000);
+    await makePlanWithEditsAcross(input, cloningRun(sent), 10_000);
     expect(sent).toEqual([]);
   });
 });

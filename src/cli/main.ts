@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { inputStopsTheRun, UsageError } from './usage-error.js';
 import { runPlan, type PlanOptions } from '../plan/run-plan.js';
-import { renderPlanTable } from '../plan/plan-table.js';
+import { planTableChunks, renderPlanTable } from '../plan/plan-table.js';
 import { RECONCILE_FLAGS, runReconcileCommand } from '../reconcile/reconcile-command.js';
 import { diagnose, notChecked, renderFindings } from '../plan/doctor.js';
 import { createGitHub, GitHubError, gitHubOptionsFromEnv } from '../github/github.js';
@@ -154,7 +154,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       case 'plan': {
         const options = parseCommandOptions(rest, env);
         const { plan } = await runPlan(options);
-        process.stdout.write(options.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
+        if (options.output === 'json') process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+        else for (const chunk of planTableChunks(plan)) process.stdout.write(chunk);
         return hasErrors(plan.errors) ? 1 : 0;
       }
       case 'write': {

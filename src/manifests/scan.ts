@@ -25,6 +25,7 @@ import { scanFile, type FileScan, type FileScanResult } from './scan-file.js';
 import type { KustomizeGraph } from './kustomize-graph.js';
 import { isKustomizationPath, KUSTOMIZATION_FILE_NAMES } from './kustomize-kustomization.js';
 import { isObject, intOrString, stringMap, type Json } from '../util/json.js';
+import { StringPool } from '../util/string-pool.js';
 import { workloadKey } from '../util/workload-key.js';
 import { SCAN_JOB, workerEntry } from '../util/worker-entry.js';
 import { machineWorkers, mapInWorkers } from '../util/worker-pool.js';
@@ -196,8 +197,11 @@ export function listOfNames(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
-/** Builds the index from parsed files; `view` says which files are plain and what kustomize renders. */
-export function indexRepo(root: string, files: Map<string, ScannedFile>, view: RenderingView, errors: PlanError[] = []): RepoIndex {
+/**
+ * Builds the index from parsed files; `view` says which files are plain and what kustomize renders.
+ * The workloads and recommendations hold `pool`'s strings (see addObject).
+ */
+export function indexRepo(root: string, files: Map<string, ScannedFile>, view: RenderingView, errors: PlanError[] = [], pool = new StringPool()): RepoIndex {
   const index: RepoIndex = { root, files, workloads: new Map(), pdbs: [], hpas: [], policies: [], recommendations: [], errors, conflicts: new Map() };
   const definitions = new Map<string, Definition[]>();
   const define = (workload: Workload, definition: Omit<Definition, 'workload'>): void => {
@@ -225,7 +229,7 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
       const at = view.namespaceOf(file);
       const namespace = at !== undefined && (at.force || own === undefined) ? at.namespace : (own ?? 'default');
       const line = scanned.lines[document] ?? 1;
-      const added = addObject(index, doc, { namespace, name: String(meta.name ?? '') }, file, document, line);
+      const added = addObject(index, pool, doc, { namespace, name: String(meta.name ?? '') }, file, document, line);
       if (typeof added === 'object') define(added, { where: file, file, line });
       // Memory bounded by the fleet, not the repo's bytes: what the index now holds is not kept
       // twice. Kustomize resolves the documents of files a kustomization names again, so those stay.
@@ -238,7 +242,7 @@ export function indexRepo(root: string, files: Map<string, ScannedFile>, view: R
     if (!isObject(doc)) continue;
     const line = scanned?.lines[object.document] ?? 1;
     const ref = { namespace: object.namespace ?? 'default', name: object.name, root: object.root };
-    const workload = addObject(index, doc, ref, object.file, object.document, line);
+    const workload = addObject(index, pool, doc, ref, object.file, object.document, line);
     if (typeof workload !== 'object') continue;
     workload.containers.push(...object.addedContainers.filter((added) => !workload.containers.some((c) => c.name === added.name)));
     if (object.unmodelled !== undefined) {
@@ -356,11 +360,12 @@ function judgeKerfObject(kind: string, apiVersion: string): MisspeltKerfObject |
 }
 
 /**
- * Adds a PDB, HPA, policy or recommendation to the index, or returns a workload (a copy: strings
- * cut from the parse can be slices that keep the whole file's text alive) for indexRepo, which sees
- * every definition; 'indexed' when `doc` was one of the others or was reported, undefined when none.
+ * Adds a PDB, HPA, policy or recommendation to the index, or returns a workload for indexRepo,
+ * which sees every definition; 'indexed' when `doc` was one of the others or was reported,
+ * undefined when none. Workloads and recommendations hold `pool`'s strings: strings cut from the
+ * parse can be slices that keep the whole file's text alive, and a fleet's repeat most of theirs.
  */
-function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | 'indexed' | undefined {
+function addObject(index: RepoIndex, pool: StringPool, doc: Json, ref: { namespace: string; name: string; root?: string }, file: string, document: number, line: number): Workload | 'indexed' | undefined {
   const kind = doc.kind as string;
   const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
   const misspelt = misspeltKerfObject(kind, apiVersion);
@@ -388,7 +393,7 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
       return 'indexed';
     }
     // Whether it is defined twice is for indexRepo, which sees every definition.
-    return structuredClone(workload);
+    return pool.share(workload);
   }
   if (kind === 'PodDisruptionBudget') {
     const minAvailable = intOrString(spec.minAvailable);
@@ -414,7 +419,7 @@ function addObject(index: RepoIndex, doc: Json, ref: { namespace: string; name: 
   } else if (kind === 'RightsizingRecommendation' && apiVersion === API_VERSION) {
     const { recommendation, errors } = validateRecommendation(withRef, { file, line, locate: fileLocator(index, file, document) });
     index.errors.push(...errors);
-    if (recommendation) index.recommendations.push(recommendation);
+    if (recommendation) index.recommendations.push(pool.share(recommendation));
   } else return undefined;
   return 'indexed';
 }

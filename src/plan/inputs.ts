@@ -11,6 +11,7 @@ import { documentLocator } from '../manifests/yaml-locate.js';
 import { addHelmWorkloads } from '../manifests/helm/workloads.js';
 import { applyKustomizeValues, buildGraph, kustomizeErrors } from '../manifests/kustomize-values.js';
 import { repoView } from '../manifests/targeting.js';
+import { StringPool } from '../util/string-pool.js';
 import { InputError } from '../util/input-error.js';
 
 /** Config problems no run can go on with: where to scan, and what branches to push. */
@@ -69,11 +70,16 @@ export async function scanRepo(repo: string, config: KerfConfig, workers?: numbe
   const { files, errors } = await readRepoFiles(repo, { workers });
   const graph = buildGraph(files);
   const { view, errors: targetingErrors } = repoView(files, graph, config);
-  const index = indexRepo(repo, files, view, [...errors, ...targetingErrors, ...(graph ? kustomizeErrors(graph) : [])]);
+  const pool = new StringPool();
+  const index = indexRepo(repo, files, view, [...errors, ...targetingErrors, ...(graph ? kustomizeErrors(graph) : [])], pool);
   if (graph) {
     applyKustomizeValues(index, graph);
     index.kustomize = graph;
+    for (const objects of graph.renderings.values()) pool.share(objects);
   }
+  // What the plan reads again (the documents kustomize renders, the edits' sketches) shares the
+  // index's strings: each file's parse, made apart from the others, has its own of every one.
+  for (const scanned of files.values()) pool.share([scanned.documents, scanned.sketches]);
   await addHelmWorkloads(index, config);
   return index;
 }

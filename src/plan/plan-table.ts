@@ -27,6 +27,14 @@ function strategyCell(decision: Decision): string {
 }
 
 export function renderPlanTable(plan: Plan): string {
+  return [...planTableChunks(plan)].join('');
+}
+
+/** Rows per chunk of planTableChunks: a fleet's table is tens of MB, written in pieces rather than built whole. */
+const ROWS_PER_CHUNK = 1000;
+
+/** The table of renderPlanTable in pieces, each a run of whole lines, to be written as they come. */
+export function* planTableChunks(plan: Plan): Generator<string> {
   const header = ['TARGET', 'STRATEGY', 'ACTION', 'PHASE', 'REASON', 'NEXT WINDOW', 'CHANGE'];
   // Thousands of workloads share a policy's few windows: each is put into words once.
   const windows = new Map<string, string>();
@@ -44,9 +52,11 @@ export function renderPlanTable(plan: Plan): string {
     nextWindow(d),
     describeChanges(d.changes) || '-',
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const widths = header.map((title, i) => rows.reduce((widest, row) => Math.max(widest, (row[i] ?? '').length), title.length));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
-  const out = [`Plan at ${plan.now}`, '', line(header), ...rows.map(line)];
+  yield `Plan at ${plan.now}\n\n${line(header)}\n`;
+  for (let start = 0; start < rows.length; start += ROWS_PER_CHUNK) yield `${rows.slice(start, start + ROWS_PER_CHUNK).map(line).join('\n')}\n`;
+  const out: string[] = [];
   if (rows.length === 0) out.push('(no recommendations)');
   const errors = plan.errors.filter((error) => error.severity !== 'warning');
   const warnings = plan.errors.filter((error) => error.severity === 'warning');
@@ -54,5 +64,5 @@ export function renderPlanTable(plan: Plan): string {
   if (errors.length > 0) out.push('', `Errors (${errors.length}):`, ...errors.map(listed));
   if (warnings.length > 0 || plan.warnings.length > 0) out.push('', `Warnings (${warnings.length + plan.warnings.length}):`, ...[...warnings, ...plan.warnings].map(listed));
   out.push(...skipLines('Skipped VPA recommendations', plan.skipped ?? []));
-  return `${out.join('\n')}\n`;
+  if (out.length > 0) yield `${out.join('\n')}\n`;
 }

@@ -264,14 +264,20 @@ function separateFiles(index: RepoIndex, decisions: readonly Decision[]): Map<st
   return files;
 }
 
-/** The files each decision is the last to edit, by its place in `decisions`, among the separate ones. */
-function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number, string[]> {
-  const after = new Map<number, string[]>();
-  for (const [file, edited] of separateFiles(index, decisions)) {
-    const last = edited.at(-1) as number;
-    after.set(last, [...(after.get(last) ?? []), file]);
-  }
-  return after;
+/**
+ * The order plan's dry run places `decisions` in (by their places), and after which one each
+ * separate file is let go: the others in the plan's order (kerf's overlay patches follow it), then
+ * each separate file's decisions together. In the plan's order a file's workloads are far apart
+ * (by namespace, kind, name), so its text and edits lived through many young-generation
+ * collections and filled the old one; placed together they die young. Separate files are edited by
+ * their own decisions alone, so the outcomes are the same.
+ */
+function dryRunOrder(index: RepoIndex, decisions: readonly Decision[]): { at: number; done?: string }[] {
+  const separate = separateFiles(index, decisions);
+  const grouped = new Set([...separate.values()].flat());
+  const order: { at: number; done?: string }[] = decisions.flatMap((_, at) => (grouped.has(at) ? [] : [{ at }]));
+  for (const [path, edited] of separate) edited.forEach((at, k) => order.push({ at, ...(k === edited.length - 1 && { done: path }) }));
+  return order;
 }
 
 /**
@@ -279,8 +285,8 @@ function lastEdits(index: RepoIndex, decisions: readonly Decision[]): Map<number
  * decision whose edit is refused leaves every file as it was and becomes an error entry; the
  * others go on. With `files: false` only which decisions land and what is refused is wanted
  * (plan's dry run): `edits` is empty, a manifest is let go once the last decision that edits it
- * is done, so memory does not grow with every file edited, and edited texts are not re-parsed to
- * verify them (nothing is written; `write` verifies every edit it writes).
+ * is done (see dryRunOrder), so memory does not grow with every file edited, and edited texts are
+ * not re-parsed to verify them (nothing is written; `write` verifies every edit it writes).
  */
 export function planEdits(index: RepoIndex, decisions: readonly Decision[], options: { files?: boolean } = {}): EditPlan {
   const { outcomes, edits } = editDecisions(index, decisions, options.files ?? true);
@@ -402,14 +408,14 @@ function editDecisions(index: RepoIndex, decisions: readonly Decision[], files: 
     },
     files,
   );
-  const outcomes: DecisionOutcome[] = [];
-  const done = files ? new Map<number, string[]>() : lastEdits(index, decisions);
-  for (const [i, proposed] of decisions.entries()) {
-    work.decision = i;
-    outcomes.push(placeDecision(proposed));
-    for (const path of done.get(i) ?? []) {
-      work.forget(path);
-      originals.delete(path);
+  // Each outcome goes to its decision's place, whatever the order they are placed in.
+  const outcomes = new Array<DecisionOutcome>(decisions.length);
+  for (const { at, done } of files ? decisions.map((_, at) => ({ at, done: undefined })) : dryRunOrder(index, decisions)) {
+    work.decision = at;
+    outcomes[at] = placeDecision(decisions[at] as Decision);
+    if (done !== undefined) {
+      work.forget(done);
+      originals.delete(done);
     }
   }
   if (!files) return { outcomes, edits: [] };

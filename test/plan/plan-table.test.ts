@@ -3,25 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../src/model/types.js';
 import type { Plan } from '../../src/plan/plan.js';
 import { planTableChunks, renderPlanTable } from '../../src/plan/plan-table.js';
+import { aChange, aDecision } from '../support/decisions.js';
 
-function decision(name: string, changes: Decision['changes'] = []): Decision {
-  return {
-    target: { namespace: 'shop', kind: 'Deployment', name },
-    configuredStrategy: 'rollout',
-    strategy: 'rollout',
-    action: 'pull-request',
-    phase: 'Proposed',
-    reason: null,
-    nextWindow: null,
-    changes,
-  };
-}
+const decision = (name: string, changes: Decision['changes'] = []) => aDecision({ name, changes });
 
 const plan = (decisions: Decision[], errors: Plan['errors'] = []): Plan => ({ now: '2026-12-02T10:00:00.000Z', decisions, errors, warnings: [] });
 
 describe('plan table', () => {
   it('aligns the columns to the widest cell and lists errors after a blank line', () => {
-    const cpu = { container: 'app', field: 'requests.cpu' as const, from: '500m', to: '250m', file: 'shop.yaml' };
+    const cpu = aChange();
     const table = renderPlanTable(plan([decision('cart', [cpu]), decision('checkout-service')], [{ code: 'UnknownField', message: 'shop.yaml:3: spec.mood is not a field' }]));
     expect(table).toBe(
       [

@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planEdits } from '../../src/plan/edits.js';
-import { runPlan } from '../../src/plan/run-plan.js';
+import { runPlan, type PlanOptions, type PlanRun } from '../../src/plan/run-plan.js';
 import { writeFilesAtomic } from '../../src/util/atomic-write.js';
 import { buildKustomizeGraph } from '../../src/manifests/kustomize-graph.js';
 import { WORKLOAD_KINDS, type PlanError } from '../../src/model/types.js';
@@ -101,6 +101,16 @@ const sameQuantity = (a: string | undefined, b: string | null | undefined): bool
 /** A recommendation unlike what is there, below any usual limit: the change is visible wherever it lands. */
 const RECOMMENDED = { cpu: '7m', memory: '9Mi' };
 
+/**
+ * The plan as `plan` makes it, after checking that its dry run (sketched edits, each separate file
+ * placed on its own) lands and refuses exactly what `write`'s full, verified edits do.
+ */
+async function plannedAsWritten(options: PlanOptions): Promise<PlanRun> {
+  const planned = await runPlan(options);
+  expect((await runPlan(options, { edits: true })).plan).toEqual(planned.plan);
+  return planned;
+}
+
 interface Figures {
   targeted: number;
   correct: number;
@@ -160,7 +170,7 @@ async function runScenario(copy: string, rendered: ReadonlyMap<string, RenderedR
   // `roots` picks the kustomize roots; `paths` keeps plain files to the test's policies.
   writeFileSync(join(copy, '.kerf/config.yaml'), selected === undefined ? '{}\n' : stringify({ roots: selected, paths: ['kerf-realworld-test'] }));
 
-  const { plan, index } = await runPlan({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false, cwd: process.cwd() });
+  const { plan, index } = await plannedAsWritten({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false, cwd: process.cwd() });
   const { edits, errors } = planEdits(index, plan.decisions);
   await writeFilesAtomic(copy, edits.map((edit) => ({ path: edit.path, content: edit.after })));
   try {
@@ -279,7 +289,7 @@ async function runPlainScenario(copy: string, graph: ReturnType<typeof buildKust
   }).join('---\n'));
   mkdirSync(join(copy, '.kerf'), { recursive: true });
   writeFileSync(join(copy, '.kerf/config.yaml'), '{}\n');
-  const { plan, index } = await runPlan({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false, cwd: process.cwd() });
+  const { plan, index } = await plannedAsWritten({ repo: copy, recommendations: [recommendationFile], now, fleetPaused: false, cwd: process.cwd() });
   const { edits, errors } = planEdits(index, plan.decisions);
   // Judged from the edits themselves; nothing is written, so the copy stays the snapshot.
   const allErrors = [...plan.errors, ...errors];
